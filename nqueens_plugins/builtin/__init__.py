@@ -1,0 +1,1 @@
+"""The built-in plugins: one module per family of methods, registered like any third-party plugin."""

@@ -1,0 +1,103 @@
+"""Simulated annealing, with the schedule of the seed tutorial.
+
+From a random board (one queen per column), each step proposes moving a random
+free queen to a random other row of its column. With energy E = attacking
+pairs and dE = E(current) - E(proposed), the move is accepted with probability
+min(1, e^(dE/T)): always when it does not make things worse, sometimes when it
+does, less often as T falls. T starts at T0 = n^2 and is multiplied by the
+cooling factor 0.95 after every step, never below the floor 0.01. The run
+ends solved at E = 0, or gives up after ``max_steps`` = 50 000 steps. All four
+numbers are options. It is incomplete: n = 2 and 3 end in ``gave-up``.
+
+Counts: one **iteration** is one step of the schedule (a proposal, accepted or
+not). One **move** is an accepted proposal (a queen moved). Counters:
+``accepted_worse`` (uphill moves taken) and ``final_temperature``.
+
+Each proposal is scored in O(1) from incremental row and diagonal counts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from nqueens_plugins.hookspecs import hookimpl
+from nqueens_plugins.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.solver import Option, Solver
+
+CHECK_EVERY = 1024  # steps between budget polls
+
+
+class SimulatedAnnealing(Solver):
+    name = "simulated-annealing"
+    summary = "Random moves, worse ones accepted with probability e^(dE/T) as T cools."
+    max_n = 10_000_000
+    options = (
+        Option("t0", float, None, "starting temperature; none means n^2", minimum=0.0),
+        Option("cooling", float, 0.95, "factor applied to T after each step", minimum=0.0, maximum=1.0),
+        Option("floor", float, 0.01, "lowest temperature", minimum=1e-12),
+        Option("max_steps", int, 50_000, "steps before giving up", minimum=1),
+    )
+
+    def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
+        n = problem.n
+        free = [c for c in range(n) if c not in problem.fixed]
+        queens = [problem.fixed.get(c, 0) for c in range(n)]
+        for column in free:
+            queens[column] = rng.randrange(n)
+        rows = [0] * n
+        diagonals = [0] * (2 * n - 1)
+        anti = [0] * (2 * n - 1)
+        for column, row in enumerate(queens):
+            rows[row] += 1
+            diagonals[row + column] += 1
+            anti[row - column + n - 1] += 1
+        energy = sum(k * (k - 1) // 2 for line in (rows, diagonals, anti) for k in line)
+
+        temperature = float(n * n) if options["t0"] is None else options["t0"]
+        cooling, floor = options["cooling"], options["floor"]
+        temperature = max(temperature, floor)
+        max_steps = options["max_steps"]
+        steps = moves = accepted_worse = 0
+        can_move = bool(free) and n > 1
+        step_cap = sys.maxsize if budget.iterations is None else budget.iterations
+
+        def outcome(status: Status) -> Outcome:
+            counters = {"accepted_worse": accepted_worse, "final_temperature": temperature}
+            return Outcome(status, queens, steps, moves, counters)
+
+        while energy > 0:
+            if steps >= max_steps or not can_move:
+                return outcome(Status.GAVE_UP)
+            if steps >= step_cap or (steps % CHECK_EVERY == 0 and budget.out_of_time()):
+                return outcome(Status.TIMED_OUT)
+            steps += 1
+            column = free[rng.randrange(len(free))]
+            old = queens[column]
+            new = rng.randrange(n - 1)
+            if new >= old:
+                new += 1  # a uniformly random row other than the current one
+            leave = rows[old] + diagonals[old + column] + anti[old - column + n - 1] - 3
+            join = rows[new] + diagonals[new + column] + anti[new - column + n - 1]
+            improvement = leave - join  # dE = E(current) - E(proposed)
+            if improvement >= 0 or rng.random() < math.exp(improvement / temperature):
+                accepted_worse += improvement < 0
+                rows[old] -= 1
+                diagonals[old + column] -= 1
+                anti[old - column + n - 1] -= 1
+                rows[new] += 1
+                diagonals[new + column] += 1
+                anti[new - column + n - 1] += 1
+                queens[column] = new
+                energy -= improvement
+                moves += 1
+            temperature = max(temperature * cooling, floor)
+        return outcome(Status.SOLVED)
+
+
+@hookimpl
+def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+    register(SimulatedAnnealing())

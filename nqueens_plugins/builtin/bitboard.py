@@ -1,0 +1,267 @@
+"""Exact counting with bit masks (the classic bitboard search), split across processes.
+
+The board is filled column by column; three machine words say which rows are
+taken and which rows the two diagonals through the next column attack, so the
+free rows of a column are ``~(rows | diagonals | anti)`` and each step is a
+handful of bit operations (Richards' formulation). Counting uses the mirror
+symmetry of plain boards: only first queens in the top half of the first
+column are searched and counted twice (with the middle row handled apart for
+odd n), halving the work.
+
+With ``unique`` (``nqueens count --unique``) it counts solutions up to rotation
+and reflection (OEIS A002562): every solution found is mapped through the 8
+symmetries of the square and counted only if it is the smallest of its class
+in lexicographic order (a canonical form).
+
+The search is split by the placements of the first queens into independent
+subtrees, counted by ``workers`` processes (both cores of a 2-core machine by
+default). Each subtree is counted by a compiled kernel when numba is installed
+(``pip install 'nqueens-plugins[fast]'``) and by a pure-Python recursion
+otherwise; ``kernel=python|numba`` forces one. The budget is polled between
+subtrees.
+
+``solve`` (one solution) runs the same bit-mask search as ``backtracking``.
+
+Counts: one **iteration** of a count is one subtree counted. For ``solve``, as
+for backtracking: a **move** is a queen placed and an **iteration** a queen
+placed or taken back.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from nqueens_plugins.builtin.backtracking import backtrack
+from nqueens_plugins.hookspecs import hookimpl
+from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
+from nqueens_plugins.solver import Option, Solver
+
+CHUNKS_PER_WORKER = 16
+MAX_N = 62  # rows must fit a 64-bit word in the compiled kernel
+SPLIT_DEPTH = 3  # columns placed before subtrees are handed out (fewer for small n)
+
+Task = tuple[int, int, int, int, int, tuple[int, ...]]  # rows, diagonals, anti, next column, weight, rows so far
+
+
+def numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def allowed_rows(problem: Problem) -> list[int]:
+    """Per column, the rows a queen may take: all, or just the fixed queen's."""
+    full = (1 << problem.n) - 1
+    return [1 << problem.fixed[c] if c in problem.fixed else full for c in range(problem.n)]
+
+
+def split(problem: Problem, depth: int) -> list[Task]:
+    """Subtrees after the first ``depth`` columns, with their weights under the mirror."""
+    n = problem.n
+    full = (1 << n) - 1
+    allowed = allowed_rows(problem)
+    tasks: list[Task] = []
+
+    def extend(rows: int, diagonals: int, anti: int, column: int, weight: int, prefix: tuple[int, ...]) -> None:
+        if column >= min(depth, n):
+            tasks.append((rows, diagonals, anti, column, weight, prefix))
+            return
+        for bit in iterate_bits(allowed[column] & ~(rows | diagonals | anti)):
+            place(rows, diagonals, anti, column, weight, prefix, bit)
+
+    def place(rows: int, diagonals: int, anti: int, column: int, weight: int, prefix: tuple[int, ...], bit: int) -> None:
+        row = bit.bit_length() - 1
+        extend(rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, column + 1, weight, prefix + (row,))
+
+    if problem.fixed or n < 2:
+        extend(0, 0, 0, 0, 1, ())
+        return tasks
+    # Mirror symmetry: rows r and n-1-r are interchangeable on a plain board, so
+    # first queens in the top half stand for themselves and their mirror images.
+    half = (1 << (n // 2)) - 1
+    for bit in iterate_bits(half):
+        place(0, 0, 0, 0, 2, (), bit)
+    if n % 2:
+        # A first queen on the middle row is its own mirror: halve on the second queen.
+        middle = 1 << (n // 2)
+        rows, diagonals, anti = middle, (middle << 1) & full, middle >> 1
+        for bit in iterate_bits(~(rows | diagonals | anti) & half):
+            place(rows, diagonals, anti, 1, 2, (n // 2,), bit)
+    return tasks
+
+
+def iterate_bits(mask: int) -> Iterator[int]:
+    while mask:
+        bit = mask & -mask
+        mask ^= bit
+        yield bit
+
+
+def count_python(n: int, allowed: list[int], rows: int, diagonals: int, anti: int, column: int) -> int:
+    """Solutions completing a partial board, by plain recursion (CPython's fastest form)."""
+    full = (1 << n) - 1
+    last = n - 1
+
+    def count(rows: int, diagonals: int, anti: int, column: int) -> int:
+        free = allowed[column] & ~(rows | diagonals | anti)
+        if column == last:
+            return 1 if free else 0
+        total = 0
+        next_column = column + 1
+        while free:
+            bit = free & -free
+            free ^= bit
+            total += count(rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, next_column)
+        return total
+
+    if column >= n:
+        return 1
+    return count(rows, diagonals, anti, column)
+
+
+def count_task(n: int, allowed: list[int], task: Task, kernel: str) -> int:
+    rows, diagonals, anti, column, weight, _ = task
+    if kernel == "numba":
+        from nqueens_plugins.builtin import bitboard_kernel
+
+        return weight * bitboard_kernel.count(n, allowed, rows, diagonals, anti, column)
+    return weight * count_python(n, allowed, rows, diagonals, anti, column)
+
+
+# --- unique counting (A002562) -------------------------------------------------
+
+
+def solutions(problem: Problem, tasks: list[Task]) -> Iterator[tuple[int, ...]]:
+    """Each solution below the given tasks once (mirror images are not produced)."""
+    n = problem.n
+    full = (1 << n) - 1
+    allowed = allowed_rows(problem)
+    for rows0, diagonals0, anti0, column0, _, prefix in tasks:
+        board = list(prefix) + [0] * (n - column0)
+
+        def walk(rows: int, diagonals: int, anti: int, column: int) -> Iterator[tuple[int, ...]]:
+            if column == n:
+                yield tuple(board)
+                return
+            free = allowed[column] & ~(rows | diagonals | anti)
+            while free:
+                bit = free & -free
+                free ^= bit
+                board[column] = bit.bit_length() - 1
+                yield from walk(rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, column + 1)
+
+        yield from walk(rows0, diagonals0, anti0, column0)
+
+
+def symmetries(board: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+    """The 8 images of ``board`` (queens[c] = r) under the symmetries of the square."""
+    n = len(board)
+    inverse = [0] * n
+    for column, row in enumerate(board):
+        inverse[row] = column
+    for base in (board, tuple(inverse)):  # identity and transpose
+        yield base
+        yield tuple(n - 1 - r for r in base)  # reflect rows
+        yield base[::-1]  # reflect columns
+        yield tuple(n - 1 - r for r in base[::-1])  # rotate 180
+
+
+def count_unique(problem: Problem, tasks: list[Task], budget: Budget) -> tuple[int, bool]:
+    """Classes under symmetry, by canonical form; (count, finished)."""
+    canonical = 0
+    for index, board in enumerate(solutions(problem, tasks)):
+        if index % 1024 == 0 and budget.out_of_time():
+            return canonical, False
+        if board == min(symmetries(board)):
+            canonical += 1
+    return canonical, True
+
+
+class Bitboard(Solver):
+    name = "bitboard"
+    summary = "Exact counting with bit masks and the mirror symmetry, split across processes."
+    complete = True
+    counts_unique = True
+    max_n = MAX_N
+    options = (
+        Option("kernel", str, "auto", "subtree counter: numba if installed, else python", choices=("auto", "python", "numba")),
+        Option("workers", int, 0, "processes for counting; 0 means one per core", minimum=0),
+    )
+
+    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
+        if options["kernel"] == "numba" and not numba_available():
+            return "bitboard kernel=numba needs numba: pip install 'nqueens-plugins[fast]'"
+        return super().precheck(n, options)
+
+    def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
+        found = backtrack(problem, budget, first=True)
+        return Outcome(found.status, found.queens, found.iterations, found.moves, {"backtracks": found.backtracks})
+
+    def count(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool) -> Count:
+        if unique and not problem.is_plain:
+            raise ValueError("unique counts are defined for plain boards only")
+        n = problem.n
+        kernel = options["kernel"]
+        if kernel == "auto":
+            kernel = "numba" if numba_available() and n >= 10 else "python"
+        if unique:
+            tasks = split(problem, 0 if n < 2 else (1 if n % 2 == 0 else 2))
+            total, finished = count_unique(problem, tasks, budget)
+            status = Status.SOLVED if finished else Status.TIMED_OUT
+            return Count(status, total, True, len(tasks), {"subtrees": len(tasks)})
+        tasks = split(problem, min(SPLIT_DEPTH, max(n - 8, 1)))
+        workers = options["workers"] or os.cpu_count() or 1
+        allowed = allowed_rows(problem)
+        if workers == 1 or len(tasks) < 2 or n < 12:
+            total, done = 0, 0
+            for task in tasks:
+                if budget.out_of_time():
+                    break
+                total += count_task(n, allowed, task, kernel)
+                done += 1
+        else:
+            total, done = count_in_processes(n, allowed, tasks, kernel, workers, budget)
+        status = Status.SOLVED if done == len(tasks) else Status.TIMED_OUT
+        counters = {"subtrees": len(tasks), "workers": 1 if n < 12 else workers}
+        return Count(status, total, False, done, {**counters, "kernel_numba": int(kernel == "numba")})
+
+
+def count_chunk(n: int, allowed: list[int], chunk: list[Task], kernel: str) -> int:
+    return sum(count_task(n, allowed, task, kernel) for task in chunk)
+
+
+def count_in_processes(
+    n: int, allowed: list[int], tasks: list[Task], kernel: str, workers: int, budget: Budget
+) -> tuple[int, int]:
+    """Count the subtrees in a process pool; (total, subtrees done). Stops when the budget runs out."""
+    total = done = 0
+    chunk_count = min(len(tasks), workers * CHUNKS_PER_WORKER)
+    # Interleaved chunks mix large and small subtrees, so the cores finish together.
+    chunks = [tasks[i::chunk_count] for i in range(chunk_count)]
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        pending: dict[Future[int], int] = {
+            pool.submit(count_chunk, n, allowed, chunk, kernel): len(chunk) for chunk in chunks
+        }
+        waiting = set(pending)
+        while waiting:
+            finished, waiting = wait(waiting, timeout=budget.remaining(), return_when=FIRST_COMPLETED)
+            for future in finished:
+                total += future.result()
+                done += pending[future]
+            if budget.out_of_time():
+                break
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return total, done
+
+
+@hookimpl
+def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+    register(Bitboard())

@@ -1,0 +1,332 @@
+"""The ``nqueens`` command. Thin: it reads arguments, calls the API, prints.
+
+Exit statuses: 0 success; 1 not solved (no-solution, gave-up, timed-out, a
+solver error) or a comparison/cross-check that found disagreement; 2 bad input
+(one line on stderr, never a traceback); 3 the verifier rejected an answer or
+a count contradicts OEIS.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from nqueens_plugins.errors import BadInput
+
+EXIT_NOT_SOLVED = 1
+EXIT_BAD_INPUT = 2
+EXIT_REJECTED = 3
+BOARD_DEFAULT_MAX = 32
+COUNT_CONFIRM_FROM = 20  # counts from this n take days on one machine: ask first
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def fail(message: str) -> None:
+    click.echo(f"nqueens: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def reports_bad_input(command: F) -> F:
+    """Turn BadInput raised anywhere below into one line on stderr and exit status 2."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except BadInput as exc:
+            fail(str(exc))
+
+    return wrapper  # type: ignore[return-value]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="nqueens-plugins")
+def cli() -> None:
+    """Solve N-Queens with many methods side by side; every answer is verified."""
+
+
+# --- plugins -------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object: solvers, load errors, blocked plugins.")
+@reports_bad_input
+def plugins(as_json: bool) -> None:
+    """List the solvers, who supplied them, and plugins that failed to load."""
+    from nqueens_plugins import host
+    from nqueens_plugins.report import plugins_table, registry_to_dict
+
+    registry = host.registry()
+    if as_json:
+        click.echo(json.dumps(registry_to_dict(registry), indent=2))
+        return
+    console = make_console()
+    console.print(plugins_table(registry))
+    for error in registry.load_errors:
+        source = error.source
+        origin = f"{source.distribution} {source.version}" if source.distribution else "not installed"
+        console.print(f"[red]plugin {source.plugin!r} ({origin}) failed to load:[/red] {error.message}", highlight=False)
+    if registry.blocked:
+        console.print(f"blocked by NQUEENS_DISABLE_PLUGINS: {', '.join(registry.blocked)}", highlight=False)
+
+
+# --- solve ---------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("-s", "--solver", "spec", required=True, help="NAME or NAME[key=value,...]")
+@click.option("-n", "size", required=True, help="Board size.")
+@click.option("--seed", default="0", show_default=True, help="Seed; the same command gives the same answer.")
+@click.option("--timeout", default=None, help="Seconds before the solver must stop.")
+@click.option("--max-iterations", default=None, help="Iteration cap (the budget's second limit).")
+@click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000).")
+@click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
+@reports_bad_input
+def solve(
+    spec: str, size: str, seed: str, timeout: str | None, max_iterations: str | None, fixed: str | None,
+    as_json: bool, show_queens: bool | None, board: bool | None,
+) -> None:  # fmt: skip
+    """Solve one board, verify the answer, show it."""
+    from nqueens_plugins import host, inputs
+    from nqueens_plugins.report import render_board, result_summary
+    from nqueens_plugins.run import INVALID, run
+
+    variant = host.registry().variant(spec)
+    problem = inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed))
+    result = run(
+        variant, problem, seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout),
+        max_iterations=parse_int(max_iterations, "--max-iterations", minimum=1),
+    )  # fmt: skip
+    if as_json:
+        click.echo(json.dumps(result.to_dict(keep_queens=show_queens)))
+    else:
+        console = make_console()
+        show_board = board if board is not None else problem.n <= BOARD_DEFAULT_MAX
+        if show_board and result.queens is not None:
+            console.print(render_board(result.queens, problem.fixed), highlight=False)
+        console.print(result_summary(result), highlight=False)
+    if result.status == INVALID:
+        sys.exit(EXIT_REJECTED)
+    if not result.solved:
+        sys.exit(EXIT_NOT_SOLVED)
+
+
+# --- count ---------------------------------------------------------------------
+
+
+@cli.command()
+@click.option("-s", "--solver", "spec", default="bitboard", show_default=True, help="A complete solver.")
+@click.option("-n", "size", required=True, help="Board size.")
+@click.option("--unique", is_flag=True, help="Count solutions up to rotation and reflection (OEIS A002562).")
+@click.option("--timeout", default=None, help="Seconds before counting stops (the count is then a lower bound).")
+@click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
+@click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@reports_bad_input
+def count(spec: str, size: str, unique: bool, timeout: str | None, fixed: str | None, yes: bool, as_json: bool) -> None:
+    """Count every solution; check the count against OEIS."""
+    from nqueens_plugins import host, inputs
+    from nqueens_plugins.report import count_summary
+    from nqueens_plugins.run import INVALID, count as run_count
+    from nqueens_plugins.verify import known_count
+
+    variant = host.registry().variant(spec)
+    problem = inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed))
+    seconds = parse_seconds(timeout)
+    if problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
+        expected = known_count(problem.n)
+        size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
+        fail(
+            f"counting n = {problem.n} ({size_note}) would take days on this machine "
+            f"(about 10x longer per step of n from ~10 s at n = 17); add --timeout SEC or --yes"
+        )
+    result = run_count(variant, problem, unique=unique, timeout=seconds)
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        make_console().print(count_summary(result), highlight=False)
+    if result.status == INVALID:
+        sys.exit(EXIT_REJECTED)
+    if result.status != "solved":
+        sys.exit(EXIT_NOT_SOLVED)
+
+
+# --- cross-check ---------------------------------------------------------------
+
+
+@cli.command("cross-check")
+@click.option("-n", "sizes", default="1..12", show_default=True, help="Sizes: 8,10 or 1..12 or 4..40:4.")
+@click.option("-s", "--solvers", "specs", default="all", show_default=True, help="Comma-separated solvers, or all.")
+@click.option("--seed", default="0", show_default=True)
+@click.option("--timeout", default="10", show_default=True, help="Seconds per solve or count.")
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@reports_bad_input
+def cross_check(sizes: str, specs: str, seed: str, timeout: str, as_json: bool) -> None:
+    """Every complete solver counts each n, every solver solves each n; all must agree."""
+    from nqueens_plugins import crosscheck, host, inputs
+    from nqueens_plugins.report import crosscheck_table
+
+    registry = host.registry()
+    variants = resolve_variants(registry, specs)
+    checks = crosscheck.cross_check(
+        variants, inputs.parse_sizes(sizes), seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout)
+    )
+    if as_json:
+        click.echo(json.dumps([c.to_dict() for c in checks], indent=2))
+    else:
+        make_console().print(crosscheck_table(checks))
+    problems = [c for c in checks if not c.agrees]
+    if problems and not as_json:
+        for check in problems:
+            click.echo(f"disagreement: {check.describe()}", err=True)
+    sys.exit(0 if not problems else EXIT_NOT_SOLVED)
+
+
+# --- compare, report, plot -----------------------------------------------------
+
+
+@cli.command()
+@click.option("-s", "--solvers", "specs", required=True, help="A,B[key=value,...] or all.")
+@click.option("-n", "sizes", required=True, help="Sizes: 8,16,32 or 4..40:4.")
+@click.option("--trials", default="1", show_default=True, help="Runs per solver and size.")
+@click.option("--timeout", default="10", show_default=True, help="Seconds per run; killed from outside after that.")
+@click.option("--seed", default="0", show_default=True)
+@click.option("--jobs", default="0", show_default=True, help="Worker processes; 0 means one per core.")
+@click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
+@click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
+@click.option("--queens", "keep_queens", is_flag=True, help="Keep queens in records for every n (default n <= 1000).")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
+@click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
+@reports_bad_input
+def compare(
+    specs: str, sizes: str, trials: str, timeout: str, seed: str, jobs: str, out: str | None,
+    resume: bool, keep_queens: bool, fmt: str, progress: bool | None,
+) -> None:  # fmt: skip
+    """Run every solver on every size for some trials, isolated in worker processes; summarise."""
+    from nqueens_plugins import compare as harness, host, inputs
+    from nqueens_plugins.report import render_summary, summarise
+
+    registry = host.registry()
+    variants = resolve_variants(registry, specs)
+    grid = harness.Grid(
+        variants=variants,
+        sizes=inputs.parse_sizes(sizes),
+        trials=parse_int(trials, "--trials", minimum=1),
+        seed=parse_int(seed, "--seed"),
+        timeout=parse_seconds(timeout) or harness.DEFAULT_TIMEOUT,
+    )
+    if resume and not out:
+        raise BadInput("--resume needs --out FILE")
+    show_progress = progress if progress is not None else sys.stderr.isatty()
+    records = harness.run_grid(
+        grid,
+        jobs=parse_int(jobs, "--jobs", minimum=0),
+        out=Path(out) if out else None,
+        resume=resume,
+        keep_queens=keep_queens,
+        progress=show_progress,
+        command=" ".join(["nqueens", *sys.argv[1:]]),
+    )
+    click.echo(render_summary(summarise(records), fmt))
+    failures = [r for r in records if r.get("status") in ("invalid", "error")]
+    if any(r.get("status") == "invalid" for r in failures):
+        sys.exit(EXIT_REJECTED)
+
+
+@cli.command()
+@click.argument("results")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
+@reports_bad_input
+def report(results: str, fmt: str) -> None:
+    """Summarise a results file written by compare --out."""
+    from nqueens_plugins.records import read_records
+    from nqueens_plugins.report import render_summary, summarise
+
+    loaded = read_records(Path(results))
+    for warning in loaded.warnings:
+        click.echo(f"nqueens: warning: {warning}", err=True)
+    click.echo(render_summary(summarise(loaded.records), fmt))
+
+
+@cli.command()
+@click.argument("results")
+@click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
+@reports_bad_input
+def plot(results: str, output: str) -> None:
+    """Plot seconds and success rate against n from a results file."""
+    from nqueens_plugins.plot import plot_results
+    from nqueens_plugins.records import read_records
+
+    loaded = read_records(Path(results))
+    for warning in loaded.warnings:
+        click.echo(f"nqueens: warning: {warning}", err=True)
+    plot_results(loaded.records, Path(output))
+    click.echo(f"wrote {output}")
+
+
+# --- helpers -------------------------------------------------------------------
+
+
+def resolve_variants(registry: Any, specs: str) -> list[Any]:
+    from nqueens_plugins.solver import split_specs
+
+    if specs.strip() == "all":
+        return [registry.variant(name) for name in registry.names()]
+    variants = [registry.variant(spec) for spec in split_specs(specs)]
+    labels = [v.label for v in variants]
+    duplicates = sorted({label for label in labels if labels.count(label) > 1})
+    if duplicates:
+        raise BadInput(f"solver {duplicates[0]} is named twice")
+    return variants
+
+
+def parse_int(text: str | None, flag: str, minimum: int | None = None) -> Any:
+    if text is None:
+        return None
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise BadInput(f"{flag} takes a whole number, not {text!r}") from None
+    if minimum is not None and value < minimum:
+        raise BadInput(f"{flag} must be at least {minimum}, not {value}")
+    return value
+
+
+def parse_seconds(text: str | None) -> float | None:
+    if text is None or str(text).strip().lower() in ("", "none"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise BadInput(f"--timeout takes seconds, not {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise BadInput(f"--timeout must be a positive number of seconds, not {text!r}")
+    return value
+
+
+def make_console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def main() -> None:
+    """Entry point: click's own usage errors also become one line and exit status 2."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("nqueens: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        fail(exc.format_message().replace("\n", " "))
+    except BrokenPipeError:
+        sys.exit(0)

@@ -1,0 +1,95 @@
+"""Reading what users type: sizes, size lists, fixed queens. Every failure is a BadInput.
+
+These are shared by the CLI and the Python API, so both refuse the same things
+with the same words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from nqueens_plugins.errors import BadInput
+from nqueens_plugins.problem import Problem
+from nqueens_plugins.verify import fixed_queens_error
+
+MAX_N = 200_000_000  # beyond this no board fits in memory; each solver may set a lower max_n
+MAX_SIZES = 10_000  # sizes in one comparison
+
+
+def parse_size(value: object) -> int:
+    """A board size: a whole number from 1 to MAX_N."""
+    if isinstance(value, bool):
+        raise BadInput(f"board size must be a whole number, not {value!r}")
+    if isinstance(value, int):
+        n = value
+    else:
+        text = str(value).strip().replace("_", "")
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise BadInput(f"board size must be a whole number, not {value!r}")
+        n = int(text)
+    if n < 1:
+        raise BadInput(f"board size must be at least 1, not {n}")
+    if n > MAX_N:
+        raise BadInput(f"board size must be at most {MAX_N:,}, not {n:,}")
+    return n
+
+
+RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``8,16,32`` or ``4..40:4`` (start..stop:step, stop included) or a mix, in order, no repeats."""
+    sizes: list[int] = []
+    if not text.strip():
+        raise BadInput("no board sizes given")
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise BadInput(f"empty size in {text!r}")
+        if ".." in part:
+            match = RANGE.match(part)
+            if not match:
+                raise BadInput(f"cannot read size range {part!r}: expected START..STOP or START..STOP:STEP")
+            start, stop = parse_size(match.group(1)), parse_size(match.group(2))
+            step = int(match.group(3) or 1)
+            if step < 1:
+                raise BadInput(f"size range {part!r} needs a step of at least 1")
+            if stop < start:
+                raise BadInput(f"size range {part!r} is empty (stop below start)")
+            if (stop - start) // step + 1 > MAX_SIZES:
+                raise BadInput(f"size range {part!r} has more than {MAX_SIZES:,} sizes")
+            sizes.extend(range(start, stop + 1, step))
+        else:
+            sizes.append(parse_size(part))
+    return list(dict.fromkeys(sizes))
+
+
+def parse_fixed(text: str | None) -> dict[int, int]:
+    """``C:R,C:R`` (0-based column:row) into a mapping; positions are checked by make_problem."""
+    fixed: dict[int, int] = {}
+    if text is None or not text.strip():
+        return fixed
+    for item in text.split(","):
+        match = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", item)
+        if not match:
+            raise BadInput(f"cannot read fixed queen {item.strip()!r}: expected COLUMN:ROW, 0-based")
+        column, row = int(match.group(1)), int(match.group(2))
+        if column in fixed:
+            raise BadInput(f"two fixed queens in column {column}")
+        fixed[column] = row
+    return fixed
+
+
+def make_problem(n: object, fixed: Mapping[object, object] | None = None) -> Problem:
+    """A validated Problem: a good size, fixed queens on the board and not attacking each other."""
+    size = parse_size(n)
+    clean: dict[int, int] = {}
+    for column, row in (fixed or {}).items():
+        if isinstance(column, bool) or isinstance(row, bool) or not isinstance(column, int) or not isinstance(row, int):
+            raise BadInput(f"fixed queens map whole-number columns to rows, not {column!r}: {row!r}")
+        clean[column] = row
+    error = fixed_queens_error(size, clean)
+    if error:
+        raise BadInput(error)
+    return Problem(size, clean)

@@ -1,0 +1,142 @@
+"""The registry that plugins fill: which solvers exist and who supplied each one.
+
+The object a plugin receives as ``register`` is a ``SolverRegister`` bound to
+that plugin, so every solver is recorded with its source, and a failure is
+pinned on the plugin that caused it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import pickle
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from nqueens_plugins.errors import BadInput, PluginError
+from nqueens_plugins.solver import NAME_PATTERN, OPTION_TYPES, Solver, Variant, parse_spec, resolve_options
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a plugin came from: its plugin name and, for installed ones, the distribution."""
+
+    plugin: str
+    distribution: str | None = None
+    version: str | None = None
+
+    def describe(self) -> str:
+        if self.distribution:
+            return f"plugin {self.plugin!r} from {self.distribution} {self.version or ''}".strip()
+        return f"plugin {self.plugin!r}"
+
+
+@dataclass(frozen=True)
+class Registration:
+    solver: Solver
+    source: Source
+
+
+@dataclass(frozen=True)
+class LoadError:
+    """A plugin that could not be imported or could not register; the rest still work."""
+
+    source: Source
+    message: str
+
+
+@dataclass
+class Registry:
+    """Every registered solver by name, plus the plugins that failed or were blocked."""
+
+    registrations: dict[str, Registration] = field(default_factory=dict)
+    load_errors: list[LoadError] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+
+    def __iter__(self) -> Iterator[Registration]:
+        return iter(sorted(self.registrations.values(), key=lambda r: r.solver.name))
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.registrations
+
+    def names(self) -> list[str]:
+        return sorted(self.registrations)
+
+    def get(self, name: str) -> Registration:
+        try:
+            return self.registrations[name]
+        except KeyError:
+            raise BadInput(self._unknown_message(name)) from None
+
+    def variant(self, spec: str, **options: Any) -> Variant:
+        """Resolve ``NAME[key=value,...]`` (plus keyword options) into a typed variant."""
+        name, raw = parse_spec(spec)
+        clash = set(raw) & set(options)
+        if clash:
+            raise BadInput(f"option {sorted(clash)[0]!r} is given twice for {name}")
+        return resolve_options(self.get(name).solver, raw | options)
+
+    def _unknown_message(self, name: str) -> str:
+        close = difflib.get_close_matches(name, self.registrations, n=3, cutoff=0.5)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        failed = [e for e in self.load_errors]
+        broken = f" ({len(failed)} plugin(s) failed to load: see 'nqueens plugins')" if failed else ""
+        return f"unknown solver {name!r}{hint}{broken}"
+
+
+class SolverRegister:
+    """The ``register`` callable handed to one plugin's ``nqueens_register_solvers``."""
+
+    def __init__(self, registry: Registry, source: Source) -> None:
+        self._registry = registry
+        self._source = source
+        self.added: list[str] = []
+
+    def __call__(self, solver: Solver) -> None:
+        check_solver(solver)
+        existing = self._registry.registrations.get(solver.name)
+        if existing is not None:
+            raise PluginError(
+                f"solver name {solver.name!r} is registered twice: by {existing.source.describe()} "
+                f"and by {self._source.describe()}"
+            )
+        self._registry.registrations[solver.name] = Registration(solver, self._source)
+        self.added.append(solver.name)
+
+    def withdraw(self) -> None:
+        """Remove what this plugin registered (it failed half way through)."""
+        for name in self.added:
+            self._registry.registrations.pop(name, None)
+        self.added.clear()
+
+
+def check_solver(solver: Any) -> None:
+    """Raise PluginError unless ``solver`` meets the contract described in ``Solver``."""
+    name = getattr(solver, "name", None)
+    label = repr(name) if isinstance(name, str) else repr(solver)
+    if isinstance(solver, type):
+        raise PluginError(f"register() takes a solver instance, not the class {solver.__name__}")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise PluginError(f"solver {label}: name must be kebab-case (like 'my-solver')")
+    summary = getattr(solver, "summary", None)
+    if not isinstance(summary, str) or not summary.strip() or "\n" in summary.strip():
+        raise PluginError(f"solver {label}: summary must be one non-empty line")
+    if not callable(getattr(solver, "solve", None)):
+        raise PluginError(f"solver {label}: has no solve(problem, rng, budget, options) method")
+    for flag in ("complete", "supports_fixed", "counts_unique"):
+        if not isinstance(getattr(solver, flag, False), bool):
+            raise PluginError(f"solver {label}: {flag} must be True or False")
+    options = getattr(solver, "options", ())
+    seen: set[str] = set()
+    for option in options:
+        if not (hasattr(option, "name") and hasattr(option, "type") and hasattr(option, "parse")):
+            raise PluginError(f"solver {label}: options must be nqueens_plugins.Option objects")
+        if option.type not in OPTION_TYPES:
+            raise PluginError(f"solver {label}: option {option.name!r} has unsupported type {option.type!r}")
+        if option.name in seen:
+            raise PluginError(f"solver {label}: option {option.name!r} is declared twice")
+        seen.add(option.name)
+    try:
+        pickle.dumps(solver)
+    except Exception as exc:  # noqa: BLE001 - any pickling failure means the same thing
+        raise PluginError(f"solver {label}: cannot be sent to a worker process ({exc})") from None

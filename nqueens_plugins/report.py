@@ -1,0 +1,251 @@
+"""Everything the user reads: boards, one-run summaries, plugin lists, comparison tables.
+
+Comparison summaries are computed from records alone (dicts as written to a
+results file), so ``nqueens report`` shows exactly what ``nqueens compare``
+showed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from nqueens_plugins.crosscheck import Check
+    from nqueens_plugins.registry import Registry
+    from nqueens_plugins.run import CountResult, Result
+
+QUEEN, FIXED_QUEEN, EMPTY = "♛", "♕", "·"
+
+
+def render_board(queens: Sequence[int], fixed: Mapping[int, int] | None = None) -> str:
+    """Rows top to bottom, columns left to right; fixed queens drawn hollow."""
+    n = len(queens)
+    grid = [[EMPTY] * n for _ in range(n)]
+    for column, row in enumerate(queens):
+        if 0 <= int(row) < n:
+            grid[int(row)][column] = FIXED_QUEEN if fixed and column in fixed else QUEEN
+    return "\n".join(" ".join(line) for line in grid)
+
+
+def format_counters(counters: Mapping[str, Any]) -> str:
+    parts = []
+    for key, value in counters.items():
+        parts.append(f"{key} {value:,.4g}" if isinstance(value, float) else f"{key} {value:,}")
+    return " · ".join(parts)
+
+
+def result_summary(result: Result) -> str:
+    verdict = {True: "verified", False: "REJECTED by the verifier", None: "nothing to verify"}[result.verified]
+    lines = [f"{result.solver} on {result.n}x{result.n}: {result.status}, {verdict} (seed {result.seed})"]
+    if result.reason:
+        lines.append(f"  {result.reason}")
+    figures = f"iterations {result.iterations:,} · moves {result.moves:,}"
+    if result.counters:
+        figures += " · " + format_counters(result.counters)
+    lines.append(f"{figures} · {result.seconds:.3f} s")
+    return "\n".join(lines)
+
+
+def count_summary(result: CountResult) -> str:
+    what = "classes under symmetry" if result.unique else "solutions"
+    shown = "?" if result.solutions is None else f"{result.solutions:,}"
+    status = "" if result.status == "solved" else f" ({result.status}: a lower bound)"
+    if result.status == "invalid":
+        check = f"WRONG: {result.reason}"
+    elif result.verified:
+        check = "matches OEIS " + ("A002562" if result.unique else "A000170")
+    else:
+        check = result.reason or "not checked"
+    lines = [f"{result.solver} counted {shown} {what} for n = {result.n}{status}; {check}"]
+    figures = f"iterations {result.iterations:,}"
+    if result.counters:
+        figures += " · " + format_counters(result.counters)
+    lines.append(f"{figures} · {result.seconds:.3f} s")
+    return "\n".join(lines)
+
+
+# --- plugins -------------------------------------------------------------------
+
+
+def registry_to_dict(registry: Registry) -> dict[str, Any]:
+    solvers = []
+    for registration in registry:
+        solver, source = registration.solver, registration.source
+        solvers.append(
+            {
+                "name": solver.name,
+                "summary": solver.summary,
+                "complete": solver.complete,
+                "counts": solver.counts({o.name: o.default for o in solver.options}),
+                "counts_unique": solver.counts_unique,
+                "supports_fixed": solver.supports_fixed,
+                "max_n": solver.max_n,
+                "plugin": source.plugin,
+                "distribution": source.distribution,
+                "version": source.version,
+                "options": [
+                    {"name": o.name, "type": o.describe_type(), "default": o.default, "help": o.help}
+                    for o in solver.options
+                ],
+            }
+        )
+    errors = [
+        {"plugin": e.source.plugin, "distribution": e.source.distribution, "version": e.source.version, "error": e.message}
+        for e in registry.load_errors
+    ]
+    return {"solvers": solvers, "load_errors": errors, "blocked": list(registry.blocked)}
+
+
+def plugins_table(registry: Registry) -> Table:
+    table = Table(title="nqueens solvers", title_justify="left")
+    for header in ("solver", "complete", "from", "summary", "options"):
+        table.add_column(header, overflow="fold")
+    for registration in registry:
+        solver, source = registration.solver, registration.source
+        origin = f"{source.distribution} {source.version}" if source.distribution else source.plugin
+        options = ", ".join(f"{o.name}={o.default}" for o in solver.options) or "-"
+        complete = "yes" if solver.complete else "no"
+        table.add_row(solver.name, complete, origin, solver.summary, options)
+    return table
+
+
+# --- comparison summaries ------------------------------------------------------
+
+
+@dataclass
+class SummaryRow:
+    solver: str
+    n: int
+    runs: int
+    solved: int
+    success_rate: float
+    success_low: float  # 95 % Wilson interval
+    success_high: float
+    median_seconds: float
+    p90_seconds: float
+    mean_iterations: float | None
+    mean_moves: float | None
+    no_solution: int
+    gave_up: int
+    timed_out: int
+    error: int
+    invalid: int
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95 % Wilson score interval for a success rate (sound at 0 and at 100 %)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
+    """One row per solver variant and n. Seconds are the harness's wall-clock per run."""
+    groups: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    order: list[tuple[str, int]] = []
+    for record in records:
+        key = (str(record["solver"]), int(record["n"]))
+        if key not in groups:
+            order.append(key)
+        groups[key].append(record)
+    rows = []
+    for solver, n in sorted(order, key=lambda key: (key[0], key[1])):
+        runs = groups[(solver, n)]
+        statuses = [r["status"] for r in runs]
+        solved = sum(1 for r in runs if r["status"] == "solved" and r.get("verified") is True)
+        seconds = np.array([float(r["seconds"]) for r in runs])
+        counted = [r for r in runs if r["status"] not in ("error", "invalid")]
+        low, high = wilson_interval(solved, len(runs))
+        rows.append(
+            SummaryRow(
+                solver=solver,
+                n=n,
+                runs=len(runs),
+                solved=solved,
+                success_rate=solved / len(runs),
+                success_low=low,
+                success_high=high,
+                median_seconds=float(np.median(seconds)),
+                p90_seconds=float(np.percentile(seconds, 90)),
+                mean_iterations=float(np.mean([r["iterations"] for r in counted])) if counted else None,
+                mean_moves=float(np.mean([r["moves"] for r in counted])) if counted else None,
+                no_solution=statuses.count("no-solution"),
+                gave_up=statuses.count("gave-up"),
+                timed_out=statuses.count("timed-out"),
+                error=statuses.count("error"),
+                invalid=statuses.count("invalid"),
+            )
+        )
+    return rows
+
+
+COLUMNS = (
+    ("solver", "solver"), ("n", "n"), ("runs", "runs"), ("solved", "solved"),
+    ("success", "success (95% CI)"), ("median_seconds", "median s"), ("p90_seconds", "p90 s"),
+    ("mean_iterations", "mean iterations"), ("mean_moves", "mean moves"),
+    ("no_solution", "no-sol"), ("gave_up", "gave-up"), ("timed_out", "timed-out"),
+    ("error", "error"), ("invalid", "invalid"),
+)  # fmt: skip
+
+
+def format_cells(row: SummaryRow) -> list[str]:
+    def number(value: float | None) -> str:
+        return "-" if value is None else f"{value:,.1f}"
+
+    success = f"{row.success_rate:.0%} ({row.success_low:.0%}-{row.success_high:.0%})"
+    return [
+        row.solver, str(row.n), str(row.runs), str(row.solved), success,
+        f"{row.median_seconds:.4f}", f"{row.p90_seconds:.4f}",
+        number(row.mean_iterations), number(row.mean_moves),
+        str(row.no_solution), str(row.gave_up), str(row.timed_out), str(row.error), str(row.invalid),
+    ]  # fmt: skip
+
+
+def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
+    """A rich Table for ``table``; a string for ``markdown``, ``csv`` and ``json``."""
+    if fmt == "json":
+        return json.dumps([asdict(row) for row in rows], indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([field for field in SummaryRow.__dataclass_fields__])
+        for row in rows:
+            writer.writerow([getattr(row, field) for field in SummaryRow.__dataclass_fields__])
+        return buffer.getvalue().rstrip("\n")
+    headers = [title for _, title in COLUMNS]
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        lines += ["| " + " | ".join(format_cells(row)) + " |" for row in rows]
+        return "\n".join(lines)
+    table = Table(title="comparison", title_justify="left")
+    for index, header in enumerate(headers):
+        table.add_column(header, justify="left" if index == 0 else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*format_cells(row))
+    return table
+
+
+def crosscheck_table(checks: Sequence[Check]) -> Table:
+    table = Table(title="cross-check", title_justify="left")
+    for header in ("n", "solver", "task", "answer", "expected", "agrees"):
+        table.add_column(header, overflow="fold")
+    for check in checks:
+        table.add_row(
+            str(check.n), check.solver, check.task, check.answer, check.expected,
+            "[green]yes[/green]" if check.agrees else "[red]NO[/red]",
+        )  # fmt: skip
+    return table

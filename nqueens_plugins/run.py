@@ -1,0 +1,227 @@
+"""One run of one solver on one problem: seeded, budgeted, timed, verified.
+
+This is the step that the Python API, ``nqueens solve`` and the harness's worker
+processes share. The harness splits it in two: ``execute`` runs in a worker,
+``judge`` (which verifies) runs in the parent, so a solver never vouches for
+its own answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from nqueens_plugins.errors import BadInput
+from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
+from nqueens_plugins.solver import Variant
+from nqueens_plugins.verify import verify_count, verify_outcome
+
+# Statuses the host adds to the four a solver may return.
+ERROR = "error"  # the solver raised, crashed its process or returned the wrong type
+INVALID = "invalid"  # the verifier rejected the answer
+QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
+
+
+def derive_seed(seed: int, solver: str, n: int, trial: int) -> int:
+    """The seed of one run, from (seed, solver, n, trial): stable across processes and runs.
+
+    Variants of one solver share it, so ``annealing[cooling=0.99]`` and plain
+    ``annealing`` start from the same random board: options are compared fairly.
+    """
+    digest = hashlib.sha256(f"{seed}|{solver}|{n}|{trial}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass
+class Result:
+    """A verified run. ``status`` is a Status value, or ``error`` / ``invalid``."""
+
+    solver: str  # the variant's label, e.g. simulated-annealing[cooling=0.99]
+    name: str
+    options: dict[str, Any]
+    n: int
+    fixed: dict[int, int]
+    seed: int
+    trial: int
+    status: str
+    verified: bool | None
+    reason: str | None
+    queens: np.ndarray | None  # int64, queens[c] = r; an array so 10^7 queens stay small
+    iterations: int = 0
+    moves: int = 0
+    counters: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def solved(self) -> bool:
+        return self.status == Status.SOLVED.value and self.verified is True
+
+    def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:
+        """A JSON-ready dict; queens are left out above QUEENS_KEPT_UP_TO unless ``keep_queens``."""
+        keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["fixed"] = {str(c): r for c, r in self.fixed.items()}
+        data["queens"] = self.queens.tolist() if keep and self.queens is not None else None
+        data["options"] = dict(self.options)
+        data["counters"] = dict(self.counters)
+        return data
+
+
+def check_runnable(variant: Variant, problem: Problem) -> None:
+    """Refuse, as bad input, what this variant cannot be asked (fixed queens, size, library)."""
+    solver = variant.solver
+    if problem.fixed and not solver.supports_fixed:
+        raise BadInput(f"{solver.name} cannot honour fixed queens")
+    reason = solver.precheck(problem.n, variant.options)
+    if reason:
+        raise BadInput(reason)
+
+
+@dataclass
+class Executed:
+    """What came back from a solver, before verification (picklable, for worker processes)."""
+
+    outcome: Any  # an Outcome, or whatever a misbehaving solver returned
+    seconds: float
+    error: str | None = None
+
+
+def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: Budget) -> Executed:
+    """Call the solver, catching anything it raises. The budget's clock starts here."""
+    rng = random.Random(derive_seed(seed, variant.name, problem.n, trial))
+    budget = budget.restarted()
+    start = time.perf_counter()
+    try:
+        outcome = variant.solver.solve(problem, rng, budget, dict(variant.options))
+    except Exception as exc:  # noqa: BLE001 - a plugin may fail in any way
+        return Executed(None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
+    return Executed(outcome, time.perf_counter() - start)
+
+
+def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
+    """Verify what a solver returned and make the record of the run."""
+    base = dict(
+        solver=variant.label, name=variant.name, options=dict(variant.given), n=problem.n,
+        fixed=dict(problem.fixed), seed=seed, trial=trial, seconds=executed.seconds,
+    )  # fmt: skip
+    if executed.error is not None:
+        return Result(**base, status=ERROR, verified=None, reason=executed.error, queens=None)
+    outcome = executed.outcome
+    verdict = verify_outcome(problem, outcome, complete=variant.complete)
+    if verdict.rejected or not isinstance(outcome, Outcome):
+        return Result(**base, status=INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
+    return Result(
+        **base,
+        status=Status(outcome.status).value,
+        verified=verdict.verified,
+        reason=verdict.reason,
+        queens=safe_queens(outcome),
+        iterations=int(outcome.iterations),
+        moves=int(outcome.moves),
+        counters=clean_counters(outcome.counters),
+    )
+
+
+def safe_queens(outcome: Any) -> np.ndarray | None:
+    """The queens as an int64 array, or None when there are none or they are not numbers."""
+    queens = getattr(outcome, "queens", None)
+    if queens is None:
+        return None
+    try:
+        array = np.asarray(queens)
+        if array.ndim != 1 or array.dtype.kind not in "iuf":
+            return None
+        return array.astype(np.int64, copy=False)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def clean_counters(counters: Any) -> dict[str, Any]:
+    """Counters as JSON-safe numbers; anything else is dropped rather than trusted."""
+    if not isinstance(counters, dict):
+        return {}
+    clean: dict[str, Any] = {}
+    for key, value in counters.items():
+        if isinstance(value, bool):
+            clean[str(key)] = int(value)
+        elif isinstance(value, int) or hasattr(value, "__index__"):
+            clean[str(key)] = int(value)
+        elif isinstance(value, float):
+            clean[str(key)] = value
+    return clean
+
+
+def run(
+    variant: Variant,
+    problem: Problem,
+    *,
+    seed: int = 0,
+    trial: int = 0,
+    timeout: float | None = None,
+    max_iterations: int | None = None,
+) -> Result:
+    """Run in this process and verify. The time limit is the solver's to honour here;
+    the harness (``compare``) also enforces it from outside."""
+    check_runnable(variant, problem)
+    executed = execute(variant, problem, seed, trial, Budget(timeout, max_iterations))
+    return judge(variant, problem, seed, trial, executed)
+
+
+@dataclass
+class CountResult:
+    solver: str
+    n: int
+    fixed: dict[int, int]
+    unique: bool
+    status: str
+    solutions: int | None
+    verified: bool | None
+    reason: str | None
+    iterations: int = 0
+    counters: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["fixed"] = {str(c): r for c, r in self.fixed.items()}
+        return data
+
+
+def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: float | None = None) -> CountResult:
+    """Count every solution (or every class under symmetry) with a complete solver, verified."""
+    solver = variant.solver
+    if not variant.counts:
+        raise BadInput(f"{variant.label} cannot count solutions (it is not a complete counting solver)")
+    if unique and not solver.counts_unique:
+        raise BadInput(f"{variant.label} cannot count solutions up to symmetry (--unique)")
+    if unique and problem.fixed:
+        raise BadInput("--unique counts classes of plain boards; it does not take fixed queens")
+    check_runnable(variant, problem)
+    budget = Budget(timeout)
+    start = time.perf_counter()
+    base = dict(solver=variant.label, n=problem.n, fixed=dict(problem.fixed), unique=unique)
+    try:
+        counted = solver.count(problem, budget, dict(variant.options), unique)
+    except Exception as exc:  # noqa: BLE001
+        seconds = time.perf_counter() - start
+        return CountResult(**base, status=ERROR, solutions=None, verified=None, reason=f"{type(exc).__name__}: {exc}", seconds=seconds)  # type: ignore[arg-type]
+    seconds = time.perf_counter() - start
+    verdict = verify_count(problem, counted)
+    if verdict.rejected or not isinstance(counted, Count):
+        solutions = getattr(counted, "solutions", None)
+        return CountResult(**base, status=INVALID, solutions=solutions, verified=False, reason=verdict.reason, seconds=seconds)  # type: ignore[arg-type]
+    return CountResult(
+        **base,  # type: ignore[arg-type]
+        status=Status(counted.status).value,
+        solutions=int(counted.solutions),
+        verified=verdict.verified,
+        reason=verdict.reason,
+        iterations=int(counted.iterations),
+        counters=clean_counters(counted.counters),
+        seconds=seconds,
+    )

@@ -1,0 +1,174 @@
+"""The independent verifier: every answer is checked here before anyone sees it.
+
+It trusts nothing a solver says and imports nothing of the project but the data
+contract. A board is checked in O(n) with numpy counts (a 10^7-queen board takes
+a fraction of a second; a Python set per line would take seconds). Claims that
+cannot be checked on the board itself are checked against known facts:
+
+* no-solution on a plain board is true exactly for n = 2 and 3 (every n >= 4
+  has the explicit construction);
+* solution counts against OEIS A000170 (all solutions) and A002562 (solutions
+  up to rotation and reflection), n = 1..27.
+
+A no-solution claim for a completion instance (fixed queens that do not attack
+each other) cannot be settled in O(n); it is reported as unchecked here and
+settled by ``nqueens cross-check`` against the other complete solvers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from nqueens_plugins.problem import Count, Outcome, Problem, Status
+
+# OEIS A000170, n = 1..27 (index 0 is n = 0). Taken from OEIS itself: CSPLib's
+# table drops a digit at n = 26.
+A000170: tuple[int, ...] = (
+    1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2680, 14200, 73712, 365596, 2279184,
+    14772512, 95815104, 666090624, 4968057848, 39029188884, 314666222712,
+    2691008701644, 24233937684440, 227514171973736, 2207893435808352,
+    22317699616364044, 234907967154122528,
+)  # fmt: skip
+
+# OEIS A002562, n = 1..27: solutions counted once per class of rotations and reflections.
+A002562: tuple[int, ...] = (
+    1, 1, 0, 0, 1, 2, 1, 6, 12, 46, 92, 341, 1787, 9233, 45752, 285053, 1846955,
+    11977939, 83263591, 621012754, 4878666808, 39333324973, 336376244042,
+    3029242658210, 28439272956934, 275986683743434, 2789712466510289,
+    29363495934315694,
+)  # fmt: skip
+
+
+def known_count(n: int, unique: bool = False) -> int | None:
+    """The published number of solutions for an n x n board, or None beyond the table."""
+    table = A002562 if unique else A000170
+    return table[n] if 1 <= n < len(table) else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``verified`` is True (the claim holds), False (it does not) or None (nothing to check)."""
+
+    verified: bool | None
+    reason: str | None = None
+
+    @property
+    def rejected(self) -> bool:
+        return self.verified is False
+
+
+ACCEPTED = Verdict(True)
+
+
+def board_error(n: int, queens: Sequence[int] | np.ndarray, fixed: dict[int, int] | None = None) -> str | None:
+    """Why ``queens`` is not a solution of the n x n board with ``fixed`` queens, or None."""
+    try:
+        board = np.asarray(queens)
+    except Exception:  # noqa: BLE001 - garbage in gets a reason, not a traceback
+        return "queens is not a sequence of integers"
+    if board.ndim != 1:
+        return "queens must be a flat sequence, one row per column"
+    if len(board) != n:
+        return f"expected {n} queens (one per column), got {len(board)}"
+    if n == 0:
+        return None
+    if board.dtype.kind not in "iu":
+        if board.dtype.kind == "f" and np.all(np.isfinite(board)) and np.all(board == np.round(board)):
+            board = board.astype(np.int64)
+        elif board.dtype == object and all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in board):
+            board = board.astype(np.int64)
+        else:
+            return "queens must be integers"
+    board = board.astype(np.int64, copy=False)
+    low, high = int(board.min()), int(board.max())
+    if low < 0 or high >= n:
+        column = int(np.flatnonzero((board < 0) | (board >= n))[0])
+        return f"queen of column {column} is in row {int(board[column])}, off the board"
+    for column, row in (fixed or {}).items():
+        if int(board[column]) != row:
+            return f"fixed queen of column {column} must stay in row {row}, found row {int(board[column])}"
+    columns = np.arange(n, dtype=np.int64)
+    for label, line, size in (
+        ("row", board, n),
+        ("diagonal", board + columns, 2 * n - 1),
+        ("anti-diagonal", board - columns + (n - 1), 2 * n - 1),
+    ):
+        counts = np.bincount(line, minlength=size)
+        if counts.max() > 1:
+            first, second = np.flatnonzero(line == int(counts.argmax()))[:2]
+            return f"queens of columns {int(first)} and {int(second)} share a {label}"
+    return None
+
+
+def verify_outcome(problem: Problem, outcome: Outcome, complete: bool = False) -> Verdict:
+    """Check what ``outcome`` claims about ``problem``.
+
+    ``complete`` says whether the solver claims to be complete; only such a
+    solver may answer no-solution.
+    """
+    if not isinstance(outcome, Outcome):
+        return Verdict(False, f"solver returned {type(outcome).__name__}, not an Outcome")
+    try:
+        status = Status(outcome.status)
+    except ValueError:
+        return Verdict(False, f"unknown status {outcome.status!r}")
+    for field_name in ("iterations", "moves"):
+        value = getattr(outcome, field_name)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            return Verdict(False, f"{field_name} must be a count, got {value!r}")
+    if status is Status.SOLVED:
+        if outcome.queens is None:
+            return Verdict(False, "claims solved but gives no queens")
+        error = board_error(problem.n, outcome.queens, dict(problem.fixed))
+        return Verdict(False, error) if error else ACCEPTED
+    if status is Status.NO_SOLUTION:
+        if not complete:
+            return Verdict(False, "claims no-solution but the solver is not complete")
+        attack = fixed_queens_error(problem.n, dict(problem.fixed))
+        if attack is not None:
+            return ACCEPTED  # the fixed queens already make the board impossible
+        if problem.is_plain:
+            if problem.n in (2, 3):
+                return ACCEPTED
+            return Verdict(False, f"claims no-solution, but n = {problem.n} has solutions")
+        return Verdict(None, "no-solution for a completion instance is settled by cross-check")
+    return Verdict(None)  # gave-up and timed-out claim nothing
+
+
+def verify_count(problem: Problem, count: Count) -> Verdict:
+    """Check a finished count against OEIS (plain boards with n <= 27)."""
+    if not isinstance(count, Count):
+        return Verdict(False, f"solver returned {type(count).__name__}, not a Count")
+    if isinstance(count.solutions, bool) or not isinstance(count.solutions, (int, np.integer)) or count.solutions < 0:
+        return Verdict(False, f"count must be a non-negative integer, got {count.solutions!r}")
+    if Status(count.status) is not Status.SOLVED:
+        return Verdict(None, "the count did not finish")
+    if not problem.is_plain:
+        return Verdict(None, "counts of completion instances are settled by cross-check")
+    expected = known_count(problem.n, count.unique)
+    if expected is None:
+        return Verdict(None, f"no published count for n = {problem.n}")
+    if int(count.solutions) != expected:
+        sequence = "A002562" if count.unique else "A000170"
+        return Verdict(False, f"counted {int(count.solutions):,}, but {sequence} gives {expected:,} for n = {problem.n}")
+    return ACCEPTED
+
+
+def fixed_queens_error(n: int, fixed: dict[int, int]) -> str | None:
+    """Why the pre-placed queens are impossible on their own (off board, attacking), or None."""
+    for column, row in fixed.items():
+        if not (0 <= column < n and 0 <= row < n):
+            return f"fixed queen {column}:{row} is off the {n}x{n} board"
+    seen_rows: dict[int, int] = {}
+    seen_diagonals: dict[int, int] = {}
+    seen_anti: dict[int, int] = {}
+    for column, row in sorted(fixed.items()):
+        for seen, key in ((seen_rows, row), (seen_diagonals, row + column), (seen_anti, row - column)):
+            if key in seen:
+                other = seen[key]
+                return f"fixed queens {other}:{fixed[other]} and {column}:{row} attack each other"
+            seen[key] = column
+    return None
