@@ -87,7 +87,7 @@ def count(
 
 
 def compare(*args: Any, **kwargs: Any) -> Any:
-    """Run a comparison grid; see ``nqueens_plugins.compare.compare``."""
-    from nqueens_plugins.compare import compare as run_comparison
+    """Run a comparison grid; see ``nqueens_plugins.harness.compare``."""
+    from nqueens_plugins.harness import compare as run_comparison
 
     return run_comparison(*args, **kwargs)

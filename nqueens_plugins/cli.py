@@ -72,7 +72,7 @@ def plugins(as_json: bool) -> None:
     for error in registry.load_errors:
         source = error.source
         origin = f"{source.distribution} {source.version}" if source.distribution else "not installed"
-        console.print(f"[red]plugin {source.plugin!r} ({origin}) failed to load:[/red] {error.message}", highlight=False)
+        console.print(f"plugin {source.plugin!r} ({origin}) failed to load: {error.message}", style="red")
     if registry.blocked:
         console.print(f"blocked by NQUEENS_DISABLE_PLUGINS: {', '.join(registry.blocked)}", highlight=False)
 
@@ -212,7 +212,7 @@ def compare(
     resume: bool, keep_queens: bool, fmt: str, progress: bool | None,
 ) -> None:  # fmt: skip
     """Run every solver on every size for some trials, isolated in worker processes; summarise."""
-    from nqueens_plugins import compare as harness, host, inputs
+    from nqueens_plugins import harness, host, inputs
     from nqueens_plugins.report import render_summary, summarise
 
     registry = host.registry()
@@ -236,7 +236,7 @@ def compare(
         progress=show_progress,
         command=" ".join(["nqueens", *sys.argv[1:]]),
     )
-    click.echo(render_summary(summarise(records), fmt))
+    show(render_summary(summarise(records), fmt))
     failures = [r for r in records if r.get("status") in ("invalid", "error")]
     if any(r.get("status") == "invalid" for r in failures):
         sys.exit(EXIT_REJECTED)
@@ -254,7 +254,7 @@ def report(results: str, fmt: str) -> None:
     loaded = read_records(Path(results))
     for warning in loaded.warnings:
         click.echo(f"nqueens: warning: {warning}", err=True)
-    click.echo(render_summary(summarise(loaded.records), fmt))
+    show(render_summary(summarise(loaded.records), fmt))
 
 
 @cli.command()
@@ -313,10 +313,19 @@ def parse_seconds(text: str | None) -> float | None:
     return value
 
 
+def show(renderable: Any) -> None:
+    if isinstance(renderable, str):
+        click.echo(renderable)
+    else:
+        make_console().print(renderable)
+
+
 def make_console() -> Any:
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    # Piped output (a file, a CI log) gets room for whole tables instead of folded cells.
+    width = None if sys.stdout.isatty() else 160
+    return Console(highlight=False, markup=False, width=width)
 
 
 def main() -> None:

@@ -17,7 +17,9 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from rich import box
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     from nqueens_plugins.crosscheck import Check
@@ -107,16 +109,25 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
 
 
 def plugins_table(registry: Registry) -> Table:
-    table = Table(title="nqueens solvers", title_justify="left")
-    for header in ("solver", "complete", "from", "summary", "options"):
-        table.add_column(header, overflow="fold")
+    table = Table(title="nqueens solvers", title_justify="left", box=box.SIMPLE_HEAD, show_lines=False)
+    table.add_column("solver", ratio=3, overflow="fold")
+    table.add_column("complete", no_wrap=True)
+    table.add_column("options (defaults)", ratio=2, overflow="fold")
+    table.add_column("from", ratio=1, overflow="fold")
     for registration in registry:
         solver, source = registration.solver, registration.source
         origin = f"{source.distribution} {source.version}" if source.distribution else source.plugin
-        options = ", ".join(f"{o.name}={o.default}" for o in solver.options) or "-"
+        options = ", ".join(f"{o.name}={format_default(o.default)}" for o in solver.options) or "-"
         complete = "yes" if solver.complete else "no"
-        table.add_row(solver.name, complete, origin, solver.summary, options)
+        name = Text(solver.name, style="bold") + Text("\n" + solver.summary, style="dim")
+        table.add_row(name, complete, Text(options), Text(origin))
     return table
+
+
+def format_default(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
 
 
 # --- comparison summaries ------------------------------------------------------
@@ -204,9 +215,11 @@ COLUMNS = (
 
 def format_cells(row: SummaryRow) -> list[str]:
     def number(value: float | None) -> str:
-        return "-" if value is None else f"{value:,.1f}"
+        if value is None:
+            return "-"
+        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.1f}"
 
-    success = f"{row.success_rate:.0%} ({row.success_low:.0%}-{row.success_high:.0%})"
+    success = f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
     return [
         row.solver, str(row.n), str(row.runs), str(row.solved), success,
         f"{row.median_seconds:.4f}", f"{row.p90_seconds:.4f}",
@@ -231,11 +244,19 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         lines += ["| " + " | ".join(format_cells(row)) + " |" for row in rows]
         return "\n".join(lines)
-    table = Table(title="comparison", title_justify="left")
-    for index, header in enumerate(headers):
-        table.add_column(header, justify="left" if index == 0 else "right", overflow="fold")
+    table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("solver", overflow="fold", min_width=14)
+    for header in ("n", "runs", "solved (95% CI)", "median s", "p90 s", "iterations", "moves", "other outcomes"):
+        table.add_column(header, justify="right" if header != "other outcomes" else "left")
     for row in rows:
-        table.add_row(*format_cells(row))
+        cells = format_cells(row)
+        other = ", ".join(
+            f"{count} {label}" for label, count in (
+                ("no-solution", row.no_solution), ("gave-up", row.gave_up), ("timed-out", row.timed_out),
+                ("error", row.error), ("invalid", row.invalid),
+            ) if count
+        )  # fmt: skip
+        table.add_row(Text(cells[0]), *cells[1:3], cells[4], *cells[5:9], other or "-")
     return table
 
 
@@ -245,7 +266,7 @@ def crosscheck_table(checks: Sequence[Check]) -> Table:
         table.add_column(header, overflow="fold")
     for check in checks:
         table.add_row(
-            str(check.n), check.solver, check.task, check.answer, check.expected,
+            str(check.n), Text(check.solver), check.task, check.answer, check.expected,
             "[green]yes[/green]" if check.agrees else "[red]NO[/red]",
         )  # fmt: skip
     return table

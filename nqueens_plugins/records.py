@@ -1,0 +1,199 @@
+"""The results file: JSON lines, appended and flushed one run at a time.
+
+Line 1 (and the first line of every later session that resumes the file) is a
+header describing the environment; every other line is one run. Because each
+record is flushed as its run ends, a comparison killed with -9 loses at most
+the runs in flight, and ``--resume`` continues where it stopped.
+
+Reading is forgiving but never silent: a malformed line is reported with its
+line number and skipped; an incomplete last line (a write cut short) is
+reported, and dropped when the file is resumed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import IO, Any
+
+from nqueens_plugins.errors import BadInput
+
+FORMAT = "nqueens-results"
+FORMAT_VERSION = 1
+
+
+def run_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What makes two runs the same run: solver variant, n, fixed queens, trial, seed."""
+    fixed = json.dumps(record.get("fixed") or {}, sort_keys=True)
+    return (record["solver"], int(record["n"]), fixed, int(record["trial"]), int(record["seed"]))
+
+
+def environment(command: str | None) -> dict[str, Any]:
+    """The header: enough to tell later on what machine and software the runs were made."""
+    packages = {}
+    for name in ("nqueens-plugins", "pluggy", "numpy", "numba", "ortools", "python-constraint2"):
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "type": "header",
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "created": now(),
+        "command": command,
+        "python": sys.version.split()[0],
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "cpu": cpu_name(),
+        "cpu_count": os.cpu_count(),
+        "packages": packages,
+    }
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass
+class Loaded:
+    headers: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    torn_tail: int | None = None  # byte offset of an incomplete last line
+
+
+def read_records(path: Path) -> Loaded:
+    """Read a results file; BadInput if it is missing or not this tool's."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise BadInput(f"results file {str(path)!r} does not exist") from None
+    except OSError as exc:
+        raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
+    return parse_records(data, str(path))
+
+
+def parse_records(data: bytes, name: str) -> Loaded:
+    loaded = Loaded()
+    offset = 0
+    lines = data.split(b"\n")
+    for number, raw in enumerate(lines, start=1):
+        start = offset
+        offset += len(raw) + 1
+        if not raw.strip():
+            continue
+        is_last = number == len(lines)  # no newline after it: the write may have been cut
+        try:
+            item = json.loads(raw)
+            if not isinstance(item, dict):
+                raise ValueError("not an object")
+        except (ValueError, UnicodeDecodeError):
+            if not loaded.headers and not loaded.records:
+                raise BadInput(f"{name!r} is not an nqueens results file (line {number} is not a header)") from None
+            if is_last:
+                loaded.torn_tail = start
+                loaded.warnings.append(f"{name}:{number}: incomplete last line (an interrupted write); skipped")
+            else:
+                loaded.warnings.append(f"{name}:{number}: malformed line; skipped")
+            continue
+        if item.get("type") == "header":
+            if item.get("format") != FORMAT:
+                raise BadInput(f"{name!r} is not an nqueens results file")
+            loaded.headers.append(item)
+        elif not loaded.headers:
+            raise BadInput(f"{name!r} is not an nqueens results file (no header line)")
+        elif item.get("type") == "run" and valid_record(item):
+            loaded.records.append(item)
+        else:
+            loaded.warnings.append(f"{name}:{number}: not a run record; skipped")
+    if not loaded.headers:
+        raise BadInput(f"{name!r} is not an nqueens results file (it is empty)")
+    return loaded
+
+
+def valid_record(item: Mapping[str, Any]) -> bool:
+    try:
+        run_key(item)
+        float(item["seconds"])
+        str(item["status"])
+        return True
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+class ResultsWriter:
+    """Appends one JSON line per record and flushes it, so a kill loses nothing finished."""
+
+    def __init__(self, path: Path, *, resume: bool, command: str | None) -> None:
+        self.path = path
+        self.done: set[tuple[Any, ...]] = set()
+        self.warnings: list[str] = []
+        exists = path.exists() and path.stat().st_size > 0
+        if exists and not resume:
+            raise BadInput(f"{str(path)!r} already exists: add --resume to continue it, or choose another --out")
+        if exists:
+            loaded = read_records(path)
+            self.done = {run_key(r) for r in loaded.records}
+            self.warnings = loaded.warnings
+            if loaded.torn_tail is not None:
+                self._truncate(loaded.torn_tail)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file: IO[str] = path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"cannot write results to {str(path)!r}: {exc.strerror}") from None
+        if exists and not ends_with_newline(path):
+            self._file.write("\n")  # a complete last record whose newline was cut off
+        self._write(environment(command))
+
+    def _truncate(self, offset: int) -> None:
+        try:
+            with self.path.open("r+b") as handle:
+                handle.truncate(offset)
+        except OSError as exc:
+            raise BadInput(f"cannot repair {str(self.path)!r}: {exc.strerror}") from None
+
+    def _write(self, item: Mapping[str, Any]) -> None:
+        self._file.write(json.dumps(item, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        self._write(record)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def ends_with_newline(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell() == 0:
+            return True
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+def write_all(path: Path, records: Iterable[Mapping[str, Any]], command: str | None = None) -> None:
+    """Write a whole results file at once (tests and conversions)."""
+    writer = ResultsWriter(path, resume=False, command=command)
+    for record in records:
+        writer.write(record)
+    writer.close()
