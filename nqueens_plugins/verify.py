@@ -91,15 +91,16 @@ def board_error(n: int, queens: Sequence[int] | np.ndarray, fixed: dict[int, int
         if int(board[column]) != row:
             return f"fixed queen of column {column} must stay in row {row}, found row {int(board[column])}"
     columns = np.arange(n, dtype=np.int64)
-    for label, line, size in (
-        ("row", board, n),
-        ("diagonal", board + columns, 2 * n - 1),
-        ("anti-diagonal", board - columns + (n - 1), 2 * n - 1),
+    for label, line, offset in (
+        ("row", board, 0),
+        ("diagonal row+column", board + columns, 0),
+        ("diagonal row-column", board - columns + (n - 1), n - 1),
     ):
-        counts = np.bincount(line, minlength=size)
+        counts = np.bincount(line, minlength=2 * n - 1)
         if counts.max() > 1:
-            first, second = np.flatnonzero(line == int(counts.argmax()))[:2]
-            return f"queens of columns {int(first)} and {int(second)} share a {label}"
+            index = int(counts.argmax())
+            first, second = np.flatnonzero(line == index)[:2]
+            return f"queens of columns {int(first)} and {int(second)} share the {label}={index - offset}"
     return None
 
 

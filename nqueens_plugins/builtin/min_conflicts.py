@@ -18,15 +18,15 @@ Initial board (option ``init``):
 
 Counts: one **iteration** is one repair step (a conflicted queen chosen and
 given its best row). One **move** is one queen placed or moved: the n initial
-placements, then each repair that changes a row. Counters: ``initial_conflicts``
-(conflicted queens after the initial board) and ``rescans``.
+placements, then each repair that changes a row. Counter:
+``initial_conflicts`` (attacked queens on the initial board).
 
-Speed: the row attack counts are kept incrementally; the best row of a column
-is found by a vectorised sum of three slices of those counts (O(n) numpy work,
-no Python loop over rows). For n > ``EXACT_SCAN_LIMIT`` the conflicted queens
-are listed once and drawn from that list until it is used up (queens found
-no longer attacked are dropped, then the board is rescanned), instead of a
-full scan before every step.
+Speed: the line counts are kept incrementally; the best row of a column is a
+vectorised sum of three slices of those counts (O(n) numpy work, no Python
+loop over rows). The attacked queens are kept in a set that is updated by each
+move (only a move onto an attacked square creates conflicts, and then the
+queens it attacks are found with one vectorised comparison per line), so the
+board is never rescanned.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
-EXACT_SCAN_LIMIT = 1000
 CHECK_EVERY = 64  # repair steps between clock reads
 
 
@@ -83,6 +82,35 @@ def greedy_board(problem: Problem, rng: random.Random, tries: int) -> np.ndarray
     return np.array(queens, dtype=np.int64)
 
 
+class ConflictedQueens:
+    """The queens that may be attacked: a list for uniform draws plus an index for O(1) removal.
+
+    Invariant: every attacked free queen is in the set (stale entries are dropped
+    when drawn). A move to an unattacked square creates no conflict; a move to
+    an attacked one adds the queens it now attacks.
+    """
+
+    def __init__(self, columns: np.ndarray) -> None:
+        self.items: list[int] = columns.tolist()
+        self.index = {column: i for i, column in enumerate(self.items)}
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def add(self, column: int) -> None:
+        if column not in self.index:
+            self.index[column] = len(self.items)
+            self.items.append(column)
+
+    def remove_at(self, position: int) -> None:
+        removed = self.items[position]
+        last = self.items.pop()
+        del self.index[removed]
+        if removed != last:
+            self.items[position] = last
+            self.index[last] = position
+
+
 class MinConflicts(Solver):
     name = "min-conflicts"
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
@@ -100,48 +128,41 @@ class MinConflicts(Solver):
             board = ConflictBoard(n, greedy_board(problem, rng, options["greedy_tries"]), problem.fixed)
         else:
             board = ConflictBoard.random(problem, generator)
+        fixed = problem.fixed
         moves = len(board.free_columns)
-        steps = rescans = 0
+        steps = 0
         step_cap = options["max_steps"]
         if budget.iterations is not None:
             step_cap = min(step_cap, budget.iterations)
-        candidates: list[int] = board.conflicted_columns().tolist()
-        initial_conflicts = len(candidates)
+        conflicted = ConflictedQueens(board.conflicted_columns())
+        initial_conflicts = len(conflicted)
 
         def outcome(status: Status) -> Outcome:
-            counters = {"initial_conflicts": initial_conflicts, "rescans": rescans}
-            return Outcome(status, board.queens, steps, moves, counters)
+            return Outcome(status, board.queens, steps, moves, {"initial_conflicts": initial_conflicts})
 
-        while True:
-            if n <= EXACT_SCAN_LIMIT and steps:
-                candidates = board.conflicted_columns().tolist()
-            column = -1
-            while candidates:
-                index = int(generator.integers(len(candidates)))
-                column = candidates[index]
-                if board.attacks(column, int(board.queens[column])) > 0:
-                    break
-                candidates[index] = candidates[-1]
-                candidates.pop()
-                column = -1
-            if column < 0:
-                candidates = board.conflicted_columns().tolist()
-                rescans += 1
-                if not candidates:
-                    return outcome(Status.SOLVED)
+        while conflicted:
+            position = int(generator.integers(len(conflicted)))
+            column = conflicted.items[position]
+            if board.attacks(column, int(board.queens[column])) == 0:
+                conflicted.remove_at(position)
                 continue
             if steps >= step_cap:
-                status = Status.GAVE_UP if steps >= options["max_steps"] else Status.TIMED_OUT
-                return outcome(status)
+                return outcome(Status.GAVE_UP if steps >= options["max_steps"] else Status.TIMED_OUT)
             if steps % CHECK_EVERY == 0 and budget.out_of_time():
                 return outcome(Status.TIMED_OUT)
             attacks = board.column_attacks(column)
-            ties = np.flatnonzero(attacks == attacks.min())
+            fewest = attacks.min()
+            ties = np.flatnonzero(attacks == fewest)
             row = int(ties[generator.integers(len(ties))])
             steps += 1
             if row != board.queens[column]:
                 board.move(column, row)
                 moves += 1
+                if fewest > 0:
+                    for other in board.attackers(column).tolist():
+                        if other not in fixed:
+                            conflicted.add(other)
+        return outcome(Status.SOLVED)
 
 
 @hookimpl

@@ -1,0 +1,5 @@
+"""``python -m nqueens_plugins`` is the ``nqueens`` command."""
+
+from nqueens_plugins.cli import main
+
+main()

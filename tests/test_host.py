@@ -1,0 +1,100 @@
+"""Loading plugins: entry points one at a time, failures kept, blocking, duplicate names."""
+
+from __future__ import annotations
+
+import pytest
+
+from nqueens_plugins import BadInput, host
+
+GOOD_PLUGIN = """
+from nqueens_plugins import Outcome, Solver, Status, hookimpl
+
+class Diagonal(Solver):
+    name = "knight-shift"
+    summary = "Places queens in a knight's-move pattern (solves n = 1 and n with n mod 6 in 1, 5)."
+
+    def solve(self, problem, rng, budget, options):
+        n = problem.n
+        queens = [(2 * c) % n for c in range(n)]
+        return Outcome(Status.SOLVED, queens, 1, n)
+
+@hookimpl
+def nqueens_register_solvers(register):
+    register(Diagonal())
+"""
+
+
+def test_builtins_are_registered_like_plugins() -> None:
+    registry = host.registry()
+    expected = {
+        "british-museum", "backtracking", "forward-checking", "steepest-ascent", "first-choice",
+        "random-neighbour", "random-restart", "simulated-annealing", "min-conflicts",
+    }  # fmt: skip
+    assert expected <= set(registry.names())
+    source = registry.get("min-conflicts").source
+    assert source.plugin == "builtin-min-conflicts"
+    assert source.distribution == "nqueens-plugins"
+    assert not registry.load_errors
+
+
+def test_entry_point_plugin_is_loaded_with_its_distribution(fake_distribution) -> None:
+    fake_distribution("nqueens-knight", {"knight": "knight_plugin"}, {"knight_plugin": GOOD_PLUGIN}, version="2.5")
+    registry = host.load_registry()
+    registration = registry.get("knight-shift")
+    assert (registration.source.plugin, registration.source.distribution, registration.source.version) == (
+        "knight", "nqueens-knight", "2.5")
+    import nqueens_plugins as nq
+
+    host.reset()
+    assert nq.solve("knight-shift", 7).verified is True
+    assert nq.solve("knight-shift", 8).status == "invalid"  # the pattern fails at n = 8: the verifier says so
+
+
+def test_broken_plugins_are_recorded_and_the_rest_keep_working(fake_distribution) -> None:
+    fake_distribution("nqueens-broken-import", {"broken": "broken_import"}, {"broken_import": "import not_a_module_xyz\n"})
+    fake_distribution(
+        "nqueens-broken-register",
+        {"raises": "raises_plugin"},
+        {"raises_plugin": GOOD_PLUGIN.replace("register(Diagonal())", "register(Diagonal()); raise RuntimeError('boom')")},
+    )
+    fake_distribution("nqueens-bad-solver", {"bad": "bad_solver"}, {"bad_solver": GOOD_PLUGIN.replace('"knight-shift"', '"Not Kebab"')})
+    registry = host.load_registry()
+    errors = {e.source.plugin: e for e in registry.load_errors}
+    assert set(errors) == {"broken", "raises", "bad"}
+    assert errors["broken"].source.distribution == "nqueens-broken-import"
+    assert "not_a_module_xyz" in errors["broken"].message
+    assert "boom" in errors["raises"].message
+    assert "kebab-case" in errors["bad"].message
+    assert "knight-shift" not in registry  # what a failing plugin registered is withdrawn
+    assert "min-conflicts" in registry
+
+
+def test_duplicate_name_is_refused_naming_both_sources(fake_distribution) -> None:
+    fake_distribution("nqueens-clash", {"clash": "clash_plugin"}, {"clash_plugin": GOOD_PLUGIN.replace('"knight-shift"', '"backtracking"')})
+    registry = host.load_registry()
+    (error,) = registry.load_errors
+    assert "registered twice" in error.message
+    assert "builtin-backtracking" in error.message and "nqueens-clash" in error.message
+    assert registry.get("backtracking").source.plugin == "builtin-backtracking"
+
+
+def test_misspelt_hook_is_the_plugins_error(fake_distribution) -> None:
+    source = GOOD_PLUGIN.replace("def nqueens_register_solvers", "def nqueens_register_solver")
+    fake_distribution("nqueens-typo", {"typo": "typo_plugin"}, {"typo_plugin": source.replace("@hookimpl", "@hookimpl(specname='nqueens_register_solverz')")})
+    registry = host.load_registry()
+    assert [e.source.plugin for e in registry.load_errors] == ["typo"]
+    assert "min-conflicts" in registry
+
+
+def test_blocked_plugins_are_not_imported(fake_distribution, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_distribution("nqueens-broken-import", {"broken": "broken_import"}, {"broken_import": "import not_a_module_xyz\n"})
+    monkeypatch.setenv(host.DISABLE_VARIABLE, "broken, builtin-annealing")
+    registry = host.load_registry()
+    assert not registry.load_errors  # never imported, so never failed
+    assert set(registry.blocked) == {"broken", "builtin-annealing"}
+    assert "simulated-annealing" not in registry
+
+
+def test_unknown_solver_suggests_close_names() -> None:
+    with pytest.raises(BadInput, match="did you mean min-conflicts"):
+        host.registry().get("min-conflict")
