@@ -36,6 +36,7 @@ transition: a queen placed or a queen taken back. Counters: ``backtracks``
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +45,12 @@ from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
-CHECK_EVERY = 4096  # placements between budget polls
+CHECK_EVERY = 4096  # placements between budget polls in plain backtracking
+CHECK_WORK = 1 << 16  # forward checking: elementary steps between polls (a placement costs O(n))
+
+
+class OutOfTime(Exception):
+    """Raised inside forward checking's value ordering when the budget runs out."""
 
 
 @dataclass
@@ -87,7 +93,7 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     available[0] = full & ~(rows | (diagonals >> free[0]) | (anti >> shifts[0]))
     moves = backtracks = solutions = 0
     poll = CHECK_EVERY
-    iteration_cap = budget.iterations
+    iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
     depth = 0
     last = depth_count - 1
     while depth >= 0:
@@ -106,10 +112,10 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
         available[depth] = options ^ bit
         moves += 1
         poll -= 1
+        if moves + backtracks >= iteration_cap or (not poll and budget.out_of_time()):
+            return SearchResult(Status.TIMED_OUT, None, solutions, moves, backtracks)
         if not poll:
             poll = CHECK_EVERY
-            if budget.out_of_time() or (iteration_cap is not None and moves + backtracks >= iteration_cap):
-                return SearchResult(Status.TIMED_OUT, None, solutions, moves, backtracks)
         if depth == last:
             solutions += 1
             if first:
@@ -154,8 +160,10 @@ def forward_check(problem: Problem, budget: Budget, first: bool, order: str, val
     queens = [problem.fixed.get(c, -1) for c in range(n)]
     trail: list[tuple[int, int]] = []
     moves = backtracks = solutions = wipeouts = pruned = 0
-    poll = CHECK_EVERY
-    iteration_cap = budget.iterations
+    # Each placement costs O(n) (O(n^2) with LCV ordering): poll the clock by work done.
+    poll_every = max(1, CHECK_WORK // (n * n if values == "lcv" else n))
+    poll = poll_every
+    iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
 
     def result(status: Status, board: list[int] | None = None) -> SearchResult:
         counters = {"wipeouts": wipeouts, "pruned": pruned}
@@ -176,7 +184,12 @@ def forward_check(problem: Problem, budget: Budget, first: bool, order: str, val
             return rows
         if values == "middle":
             return sorted(rows, key=lambda r: (abs(2 * r - n + 1), r))
-        return sorted(rows, key=lambda r: (eliminated(column, r), r))
+        scores = {}
+        for index, row in enumerate(rows):
+            if index % 64 == 0 and budget.out_of_time():
+                raise OutOfTime
+            scores[row] = eliminated(column, row)
+        return sorted(rows, key=lambda r: (scores[r], r))
 
     def eliminated(column: int, row: int) -> int:
         """Values a queen at (column, row) would remove from the other empty columns."""
@@ -216,45 +229,52 @@ def forward_check(problem: Problem, budget: Budget, first: bool, order: str, val
             column, domain = trail.pop()
             domains[column] = domain
 
+    def search() -> SearchResult:
+        nonlocal moves, backtracks, solutions, wipeouts, poll
+        column = select()
+        unassigned.discard(column)
+        stack = [Frame(column, ordered_values(column), len(trail))]
+        while stack:
+            frame = stack[-1]
+            undo(frame.trail_mark)
+            if frame.next_value == len(frame.values):
+                stack.pop()
+                unassigned.add(frame.column)
+                queens[frame.column] = -1
+                if stack:
+                    backtracks += 1  # the parent's queen is taken back
+                continue
+            row = frame.values[frame.next_value]
+            frame.next_value += 1
+            queens[frame.column] = row
+            moves += 1
+            poll -= 1
+            if moves + backtracks >= iteration_cap or (not poll and budget.out_of_time()):
+                return result(Status.TIMED_OUT)
+            if not poll:
+                poll = poll_every
+            if not prune(frame.column, row):
+                wipeouts += 1
+                backtracks += 1
+                continue
+            if not unassigned:
+                solutions += 1
+                if first:
+                    return result(Status.SOLVED, list(queens))
+                backtracks += 1
+                continue
+            column = select()
+            unassigned.discard(column)
+            stack.append(Frame(column, ordered_values(column), len(trail)))
+        return result(Status.SOLVED if solutions and not first else Status.NO_SOLUTION)
+
     if not unassigned:
         solutions = 1
         return result(Status.SOLVED, queens)
-    column = select()
-    unassigned.discard(column)
-    stack = [Frame(column, ordered_values(column), len(trail))]
-    while stack:
-        frame = stack[-1]
-        undo(frame.trail_mark)
-        if frame.next_value == len(frame.values):
-            stack.pop()
-            unassigned.add(frame.column)
-            queens[frame.column] = -1
-            if stack:
-                backtracks += 1  # the parent's queen is taken back
-            continue
-        row = frame.values[frame.next_value]
-        frame.next_value += 1
-        queens[frame.column] = row
-        moves += 1
-        poll -= 1
-        if not poll:
-            poll = CHECK_EVERY
-            if budget.out_of_time() or (iteration_cap is not None and moves + backtracks >= iteration_cap):
-                return result(Status.TIMED_OUT)
-        if not prune(frame.column, row):
-            wipeouts += 1
-            backtracks += 1
-            continue
-        if not unassigned:
-            solutions += 1
-            if first:
-                return result(Status.SOLVED, list(queens))
-            backtracks += 1
-            continue
-        column = select()
-        unassigned.discard(column)
-        stack.append(Frame(column, ordered_values(column), len(trail)))
-    return result(Status.SOLVED if solutions and not first else Status.NO_SOLUTION)
+    try:
+        return search()
+    except OutOfTime:
+        return result(Status.TIMED_OUT)
 
 
 class CountingSolver(Solver):

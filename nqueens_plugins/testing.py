@@ -1,0 +1,177 @@
+"""A contract kit for plugin authors: does my solver keep the promises the host relies on?
+
+Two ways to use it.
+
+As a pytest plugin, from the command line (one test per check, per solver)::
+
+    pytest -p nqueens_plugins.testing --nqueens-solver my-solver [--nqueens-solver other]
+
+As a function in your own tests::
+
+    from nqueens_plugins.testing import assert_contract
+
+    def test_my_solver_keeps_the_contract():
+        assert_contract("my-solver")             # or "my-solver[option=value]"
+
+The checks: registration metadata; n = 1..10 solved and verified (a complete
+solver must solve every n but 2 and 3; an incomplete one may give up but never
+return a wrong answer or raise); no-solution for n = 2 and 3 when complete;
+counts against OEIS when it counts; the same seed gives the same answer; the
+time budget is honoured (run isolated, so a solver that ignores it is killed
+and reported, not waited for); fixed queens honoured when supported.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins import host
+from nqueens_plugins.inputs import make_problem
+from nqueens_plugins.registry import check_solver
+from nqueens_plugins.run import count, run
+from nqueens_plugins.solver import Variant
+from nqueens_plugins.verify import known_count
+
+SIZES = range(1, 11)
+FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
+SOLVE_TIMEOUT = 20.0
+BUDGET_PROBE_TIMEOUT = 0.5
+BUDGET_GRACE = 1.5
+
+
+def variant_of(spec: str) -> Variant:
+    return host.registry().variant(spec)
+
+
+def check_registration(variant: Variant) -> None:
+    registration = host.registry().get(variant.name)
+    check_solver(registration.solver)  # raises PluginError with the reason
+    assert registration.source.plugin, "the solver has no plugin name"
+    assert not [e for e in host.registry().load_errors if e.source.plugin == registration.source.plugin]
+
+
+def check_solves_small_boards(variant: Variant) -> None:
+    for n in SIZES:
+        if variant.solver.precheck(n, variant.options):
+            continue
+        result = run(variant, make_problem(n), seed=n, timeout=SOLVE_TIMEOUT)
+        assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
+        if result.status == "solved":
+            assert result.verified is True, f"n={n}: solved but not verified"
+        elif variant.complete and n not in (2, 3):
+            raise AssertionError(f"n={n}: a complete solver answered {result.status}")
+
+
+def check_no_solution_when_complete(variant: Variant) -> None:
+    for n in (2, 3):
+        result = run(variant, make_problem(n), timeout=SOLVE_TIMEOUT)
+        if variant.complete:
+            assert result.status == "no-solution" and result.verified, f"n={n}: {result.status} {result.reason or ''}"
+        else:
+            assert result.status in ("gave-up", "timed-out"), f"n={n}: an incomplete solver answered {result.status}"
+
+
+def check_counts(variant: Variant) -> None:
+    if not variant.counts:
+        return
+    for n in range(1, 9):
+        result = count(variant, make_problem(n), timeout=SOLVE_TIMEOUT)
+        assert result.verified is True, f"n={n}: counted {result.solutions}, expected {known_count(n)} ({result.reason})"
+
+
+def check_same_seed_same_answer(variant: Variant) -> None:
+    first = run(variant, make_problem(8), seed=7, timeout=SOLVE_TIMEOUT)
+    again = run(variant, make_problem(8), seed=7, timeout=SOLVE_TIMEOUT)
+    same_board = (first.queens is None and again.queens is None) or (
+        first.queens is not None and again.queens is not None and list(first.queens) == list(again.queens)
+    )
+    assert first.status == again.status and same_board, "the same seed gave a different answer"
+
+
+def check_budget_honoured(variant: Variant) -> None:
+    from nqueens_plugins.harness import RunSpec, execute_isolated
+
+    n = min(variant.solver.max_n or 4000, 4000)
+    while n > 8 and variant.solver.precheck(n, variant.options):
+        n //= 2
+    spec = RunSpec(variant, make_problem(n), 0, 0)
+    start = time.perf_counter()
+    (result,) = execute_isolated([spec], jobs=1, timeout=BUDGET_PROBE_TIMEOUT)
+    elapsed = time.perf_counter() - start
+    assert "killed after" not in (result.reason or ""), f"n={n}: ignored a {BUDGET_PROBE_TIMEOUT} s budget and was killed"
+    assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
+    assert elapsed < BUDGET_PROBE_TIMEOUT + BUDGET_GRACE + 2, f"n={n}: took {elapsed:.1f} s on a {BUDGET_PROBE_TIMEOUT} s budget"
+
+
+def check_fixed_queens(variant: Variant) -> None:
+    if not variant.solver.supports_fixed:
+        return
+    result = run(variant, make_problem(8, FIXED), seed=3, timeout=SOLVE_TIMEOUT)
+    assert result.status not in ("invalid", "error"), f"{result.status}: {result.reason}"
+    if variant.complete:
+        assert result.status == "solved", f"a complete solver answered {result.status} on a solvable completion"
+
+
+CHECKS: dict[str, Callable[[Variant], None]] = {
+    "registration": check_registration,
+    "solves-small-boards": check_solves_small_boards,
+    "no-solution-when-complete": check_no_solution_when_complete,
+    "counts": check_counts,
+    "same-seed-same-answer": check_same_seed_same_answer,
+    "budget-honoured": check_budget_honoured,
+    "fixed-queens": check_fixed_queens,
+}
+
+
+def contract_failures(spec: str) -> dict[str, str]:
+    """Run every check; {check name: what failed}. Empty means the contract is kept."""
+    variant = variant_of(spec)
+    failures = {}
+    for name, check in CHECKS.items():
+        try:
+            check(variant)
+        except Exception as exc:  # noqa: BLE001 - report every failing check, not just the first
+            failures[name] = f"{type(exc).__name__}: {exc}"
+    return failures
+
+
+def assert_contract(spec: str) -> None:
+    """Raise AssertionError listing every broken promise of ``spec`` (a solver name or variant)."""
+    failures = contract_failures(spec)
+    if failures:
+        lines = "\n".join(f"  {name}: {message}" for name, message in failures.items())
+        raise AssertionError(f"{spec} breaks the nqueens solver contract:\n{lines}")
+
+
+# --- pytest plugin -------------------------------------------------------------
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("nqueens", "nqueens solver contract")
+    group.addoption("--nqueens-solver", action="append", default=[], metavar="NAME",
+                    help="check this solver (NAME or NAME[key=value,...]) against the contract")  # fmt: skip
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    """With --nqueens-solver, add one test per solver and check to the session."""
+    import pytest
+
+    specs = config.getoption("nqueens_solver")
+    if not specs:
+        return
+    module = pytest.Module.from_parent(session, path=Path(__file__))
+    for spec in specs:
+        for check in CHECKS:
+            items.append(
+                pytest.Function.from_parent(
+                    module, name=f"contract[{spec}::{check}]", callobj=functools.partial(run_check, spec, check)
+                )
+            )
+
+
+def run_check(spec: str, check: str) -> None:
+    CHECKS[check](variant_of(spec))

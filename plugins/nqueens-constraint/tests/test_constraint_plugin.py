@@ -1,0 +1,57 @@
+"""nqueens-constraint: the contract kit, plus what is particular to the python-constraint adapter."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import nqueens_plugins as nq
+from nqueens_plugins import BadInput, host
+from nqueens_plugins.testing import assert_contract
+
+
+@pytest.mark.parametrize(
+    "spec", ["python-constraint", "python-constraint[solver=recursive]", "python-constraint[solver=min-conflicts]"]
+)
+def test_keeps_the_solver_contract(spec: str) -> None:
+    assert_contract(spec)
+
+
+def test_optimized_solver_counts_correctly() -> None:
+    for n in range(1, 8):
+        assert nq.count("python-constraint[solver=optimized]", n).verified is True
+
+
+def test_registered_through_its_entry_point_only() -> None:
+    registration = host.registry().get("python-constraint")
+    assert (registration.source.plugin, registration.source.distribution) == ("constraint", "nqueens-constraint")
+
+
+def test_completeness_follows_the_chosen_solver() -> None:
+    registry = host.registry()
+    assert registry.variant("python-constraint").complete
+    assert not registry.variant("python-constraint[solver=min-conflicts]").complete
+    with pytest.raises(BadInput, match="cannot count"):
+        nq.count("python-constraint[solver=min-conflicts]", 6)
+    assert nq.solve("python-constraint[solver=min-conflicts,steps=50]", 3).status == "gave-up"  # never no-solution
+
+
+def test_budget_stops_a_search_the_library_cannot_stop() -> None:
+    start = time.perf_counter()
+    result = nq.solve("python-constraint[solver=optimized]", 40, timeout=0.5)
+    assert result.status == "timed-out"
+    assert time.perf_counter() - start < 2
+
+
+def test_count_agrees_with_the_bitboard_on_a_completion() -> None:
+    fixed = {1: 3, 4: 1}
+    assert nq.count("python-constraint", 8, fixed=fixed).solutions == nq.count("bitboard", 8, fixed=fixed).solutions
+
+
+def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import nqueens_constraint.adapter as adapter
+
+    monkeypatch.setattr(adapter, "library_missing", lambda: True)
+    with pytest.raises(BadInput, match="pip install python-constraint2"):
+        nq.solve("python-constraint", 8)
