@@ -39,34 +39,44 @@ class Check:
 
 
 def cross_check(variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0) -> list[Check]:
+    """Counts (in this process, budgeted) for every n, then every solve isolated in one batch."""
     checks: list[Check] = []
+    references: dict[int, int | None] = {}
     for n in sizes:
-        problem = make_problem(n)
-        counts: dict[str, int] = {}
-        for variant in (v for v in variants if v.counts and v.solver.precheck(n, v.options) is None):
-            result = count(variant, problem, timeout=timeout)
-            expected = known_count(n)
-            if result.status != "solved" or result.solutions is None:
-                checks.append(Check(n, variant.label, "count", result.status, str(expected), False, result.reason or ""))
-                continue
-            counts[variant.label] = result.solutions
-            checks.append(
-                Check(n, variant.label, "count", f"{result.solutions:,}", "unknown" if expected is None else f"{expected:,}",
-                      expected is None or expected == result.solutions, result.reason or "")  # fmt: skip
-            )
-        consensus = set(counts.values())
-        if len(consensus) > 1:
-            listed = ", ".join(f"{label}={value:,}" for label, value in counts.items())
-            checks.append(Check(n, "all counters", "count", listed, "one count", False, "counts differ"))
-        reference = known_count(n)
-        if reference is None and len(consensus) == 1:
-            reference = consensus.pop()
+        checks.extend(count_checks(variants, n, timeout, references))
+    specs = [
+        RunSpec(v, make_problem(n), 0, seed) for n in sizes for v in variants if v.solver.precheck(n, v.options) is None
+    ]
+    by_label = {v.label: v for v in variants}
+    for result in execute_isolated(specs, jobs=os.cpu_count() or 1, timeout=timeout or 10.0):
+        reference = references[result.n]
         solvable = None if reference is None else reference > 0
-        runnable = [v for v in variants if v.solver.precheck(n, v.options) is None]
-        specs = [RunSpec(v, problem, 0, seed) for v in runnable]
-        for result in execute_isolated(specs, jobs=os.cpu_count() or 1, timeout=timeout or 10.0):
-            variant = next(v for v in runnable if v.label == result.solver)
-            checks.append(judge_solve(n, variant, result.status, result.verified, result.reason, solvable))
+        checks.append(judge_solve(result.n, by_label[result.solver], result.status, result.verified, result.reason, solvable))
+    order = {label: index for index, label in enumerate(by_label)}
+    checks.sort(key=lambda c: (c.n, c.task != "count", order.get(c.solver, -1)))
+    return checks
+
+
+def count_checks(variants: Sequence[Variant], n: int, timeout: float | None, references: dict[int, int | None]) -> list[Check]:
+    """Every counting variant counts n; each count is compared with OEIS and with the others."""
+    checks = []
+    problem = make_problem(n)
+    expected = known_count(n)
+    counts: dict[str, int] = {}
+    for variant in (v for v in variants if v.counts and v.solver.precheck(n, v.options) is None):
+        result = count(variant, problem, timeout=timeout)
+        if result.status != "solved" or result.solutions is None:
+            checks.append(Check(n, variant.label, "count", result.status, str(expected), False, result.reason or ""))
+            continue
+        counts[variant.label] = result.solutions
+        shown = "unknown" if expected is None else f"{expected:,}"
+        agrees = expected is None or expected == result.solutions
+        checks.append(Check(n, variant.label, "count", f"{result.solutions:,}", shown, agrees, result.reason or ""))
+    consensus = set(counts.values())
+    if len(consensus) > 1:
+        listed = ", ".join(f"{label}={value:,}" for label, value in counts.items())
+        checks.append(Check(n, "all counters", "count", listed, "one count", False, "counts differ"))
+    references[n] = expected if expected is not None else (consensus.pop() if len(consensus) == 1 else None)
     return checks
 
 

@@ -267,6 +267,6 @@ def crosscheck_table(checks: Sequence[Check]) -> Table:
     for check in checks:
         table.add_row(
             str(check.n), Text(check.solver), check.task, check.answer, check.expected,
-            "[green]yes[/green]" if check.agrees else "[red]NO[/red]",
+            Text("yes", style="green") if check.agrees else Text("NO", style="bold red"),
         )  # fmt: skip
     return table

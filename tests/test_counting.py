@@ -1,0 +1,81 @@
+"""nqueens count and nqueens cross-check: exact counts against OEIS, solvers against each other."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import nqueens_plugins as nq
+from nqueens_plugins.builtin.bitboard import split
+from nqueens_plugins.inputs import make_problem
+
+
+def test_count_command_matches_oeis(run_cli) -> None:
+    code, out, _ = run_cli("count", "-n", "10")
+    assert code == 0 and "724" in out and "A000170" in out
+    code, out, _ = run_cli("count", "-n", "10", "--unique", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["solutions"] == 92 and record["verified"] is True
+
+
+@pytest.mark.parametrize("kernel", ["python", "numba"])
+def test_bitboard_kernels_agree_with_oeis(kernel: str) -> None:
+    for n in (1, 2, 3, 4, 5, 6, 11, 12):
+        result = nq.count(f"bitboard[kernel={kernel},workers=1]", n)
+        assert result.verified is True, (n, result.solutions)
+
+
+def test_counting_across_processes() -> None:
+    result = nq.count("bitboard[kernel=python,workers=2]", 12)
+    assert result.verified is True and result.counters["workers"] == 2
+
+
+def test_mirror_split_halves_the_work() -> None:
+    for n in (8, 9):
+        tasks = split(make_problem(n), 3)
+        assert all(weight == 2 for *_, weight, _ in tasks)
+        first_rows = {prefix[0] for *_, prefix in tasks}
+        assert max(first_rows) <= n // 2  # only the top half (and the middle row, for odd n) is searched
+
+
+def test_count_timeout_gives_a_lower_bound(run_cli) -> None:
+    code, out, _ = run_cli("count", "-s", "backtracking", "-n", "16", "--timeout", "0.3")
+    assert code == 1 and "timed-out: a lower bound" in out
+
+
+def test_wrong_count_exits_three(run_cli, fake_distribution) -> None:
+    fake_distribution("nqueens-hostile", {"hostile": "hostile_solvers"}, {})
+    code, out, _ = run_cli("count", "-s", "hostile-no-solution", "-n", "8")
+    assert code == 3 and "WRONG" in out and "A000170 gives 92" in out
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["count", "-s", "min-conflicts", "-n", "8"], "cannot count"),
+        (["count", "-s", "backtracking", "-n", "8", "--unique"], "up to symmetry"),
+        (["count", "-n", "8", "--unique", "--fixed", "0:0"], "plain boards"),
+        (["count", "-n", "21"], "would take days"),
+        (["count", "-n", "63", "--timeout", "5"], "up to 62"),
+    ],
+)
+def test_count_bad_input(run_cli, args: list[str], words: str) -> None:
+    code, _, err = run_cli(*args)
+    assert code == 2 and words in err and err.count("\n") == 1
+
+
+def test_cross_check_agrees(run_cli) -> None:
+    code, out, err = run_cli("cross-check", "-n", "1..7", "-s", "backtracking,forward-checking,bitboard,min-conflicts,construction", "--json")
+    checks = json.loads(out)
+    assert code == 0, err
+    assert all(c["agrees"] for c in checks)
+    assert {c["task"] for c in checks} == {"count", "solve"}
+    assert {c["n"] for c in checks} == set(range(1, 8))
+
+
+def test_cross_check_catches_a_liar(run_cli, fake_distribution) -> None:
+    fake_distribution("nqueens-hostile", {"hostile": "hostile_solvers"}, {})
+    code, out, err = run_cli("cross-check", "-n", "4..6", "-s", "backtracking,hostile-no-solution")
+    assert code == 1
+    assert "disagreement" in err and "hostile-no-solution" in err
