@@ -41,6 +41,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "nqueens_plugins.builtin.min_conflicts",
     "nqueens_plugins.builtin.bitboard",
     "nqueens_plugins.builtin.construction",
+    "nqueens_plugins.builtin.swap_search",
 )
 
 

@@ -125,6 +125,8 @@ class Solver:
         """Count every solution (or, with ``unique``, every class under symmetry)."""
         raise NotImplementedError(f"{self.name} does not count")
 
+    bytes_per_queen: ClassVar[int | None] = None  # peak memory per queen, measured; None if small
+
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
         """Why this variant refuses an n x n board (too large to hold, a library missing), or None.
 
@@ -133,10 +135,32 @@ class Solver:
         """
         if self.max_n is not None and n > self.max_n:
             return f"{self.name} accepts n up to {self.max_n:,}; {n:,} is too large"
+        if self.bytes_per_queen is not None:
+            needed, available = n * self.bytes_per_queen, available_memory()
+            if available is not None and needed > available:
+                return (f"{self.name} needs about {needed / 2**30:.1f} GiB for n = {n:,}; "
+                        f"this machine has {available / 2**30:.1f} GiB available")  # fmt: skip
         return None
 
     def __repr__(self) -> str:
         return f"<solver {self.name}>"
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation, where the platform says (Linux, macOS)."""
+    try:
+        with open("/proc/meminfo") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import os
+
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 @dataclass(frozen=True)

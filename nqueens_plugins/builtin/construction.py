@@ -57,6 +57,7 @@ class Construction(Solver):
     can_count = False
     supports_fixed = False
     max_n = MAX_N
+    bytes_per_queen = 60  # peak resident memory per queen, measured with some headroom
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         queens = construct(problem.n)

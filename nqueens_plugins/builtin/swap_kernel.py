@@ -1,0 +1,145 @@
+"""The inner loops of ``swap-search``, one source for two engines.
+
+Written in the subset of Python that numba compiles: integer arithmetic,
+indexing, ``np.random``. With numba installed (``pip install
+'nqueens-plugins[fast]'``) ``COMPILED`` holds machine-code versions (cached on
+disk after the first compilation); without it, or with ``kernel=python``, the
+very same functions run as plain Python on lists. Imported only when
+swap-search runs, so that listing plugins never pays for numba.
+
+Board state: ``queens`` is a permutation (``queens[c]`` = row), so rows never
+clash; ``diagonals[r + c]`` and ``anti[r - c + n - 1]`` count queens per
+diagonal, and ``collisions`` = sum over diagonals of k(k-1)/2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    from numba import njit
+    from numba.extending import register_jitable
+except ImportError:  # the pure-Python engine needs neither
+    njit = None
+
+    def register_jitable(function: Any) -> Any:
+        return function
+
+
+@register_jitable
+def shift(diagonals: Any, anti: Any, n: int, column: int, row: int, step: int) -> int:
+    """Add (step = 1) or remove (step = -1) a queen's diagonal counts; returns the change in collisions."""
+    d = row + column
+    a = row - column + n - 1
+    if step > 0:
+        change = diagonals[d] + anti[a]  # pairs formed with the queens already there
+        diagonals[d] += 1
+        anti[a] += 1
+    else:
+        diagonals[d] -= 1
+        anti[a] -= 1
+        change = -(diagonals[d] + anti[a])  # pairs lost with the queens that remain
+    return change
+
+
+def seed_generator(seed: int) -> None:
+    np.random.seed(seed)
+
+
+def initial_search(queens: Any, diagonals: Any, anti: Any, n: int, tail: int, tries: int) -> int:
+    """Sosič and Gu's initial search: queens 0 .. n-tail-1 in turn take a random row among
+    those still free on which no placed queen attacks them, drawing up to ``tries`` times (a
+    queen that finds none keeps the last free row drawn and is left to the final search);
+    the last ``tail`` queens take the free rows left over, in random order.
+
+    ``queens`` must hold a permutation on entry, ``diagonals`` and ``anti`` zeros;
+    on return they hold the board and its counts. Returns how many queens were
+    placed conflict-free.
+    """
+    placed = 0
+    for column in range(n):
+        greedy = column < n - tail
+        for attempt in range(tries if greedy else 1):
+            other = column + int(np.random.random() * (n - column))
+            row = queens[other]
+            free = diagonals[row + column] == 0 and anti[row - column + n - 1] == 0
+            if free or not greedy or attempt == tries - 1:
+                queens[other] = queens[column]
+                queens[column] = row
+                diagonals[row + column] += 1
+                anti[row - column + n - 1] += 1
+                placed += free
+                break
+    return placed
+
+
+def count_collisions(diagonals: Any, anti: Any) -> int:
+    total = 0
+    for k in diagonals:
+        total += k * (k - 1) // 2
+    for k in anti:
+        total += k * (k - 1) // 2
+    return total
+
+
+@register_jitable
+def attacked(queens: Any, diagonals: Any, anti: Any, n: int, column: int) -> bool:
+    row = queens[column]
+    return diagonals[row + column] + anti[row - column + n - 1] > 2
+
+
+def final_search(queens: Any, diagonals: Any, anti: Any, n: int, collisions: int, attempts: int) -> Any:
+    """Sosič and Gu's final search: for each attacked queen, swap it with random partners,
+    keeping a swap only if it lowers the collisions, until the queen is free; rescan the
+    board and repeat, for at most ``attempts`` swap attempts.
+
+    Returns (collisions, swaps kept, attempts made).
+    """
+    swaps = 0
+    made = 0
+    while collisions > 0 and made < attempts:
+        for column in range(n):
+            if collisions == 0 or made >= attempts:
+                break
+            while made < attempts and attacked(queens, diagonals, anti, n, column):
+                other = int(np.random.random() * n)
+                made += 1
+                if other == column:
+                    continue
+                row, other_row = queens[column], queens[other]
+                change = shift(diagonals, anti, n, column, row, -1)
+                change += shift(diagonals, anti, n, other, other_row, -1)
+                change += shift(diagonals, anti, n, column, other_row, 1)
+                change += shift(diagonals, anti, n, other, row, 1)
+                if change < 0:
+                    queens[column] = other_row
+                    queens[other] = row
+                    collisions += change
+                    swaps += 1
+                else:  # undo
+                    shift(diagonals, anti, n, column, other_row, -1)
+                    shift(diagonals, anti, n, other, row, -1)
+                    shift(diagonals, anti, n, column, row, 1)
+                    shift(diagonals, anti, n, other, other_row, 1)
+    return collisions, swaps, made
+
+
+if njit is not None:
+    _compile = njit(cache=True, nogil=True)
+    COMPILED: dict[str, Any] | None = {
+        "seed_generator": _compile(seed_generator),
+        "initial_search": _compile(initial_search),
+        "count_collisions": _compile(count_collisions),
+        "final_search": _compile(final_search),
+    }
+else:
+    COMPILED = None
+
+PYTHON: dict[str, Any] = {
+    "seed_generator": seed_generator,
+    "initial_search": initial_search,
+    "count_collisions": count_collisions,
+    "final_search": final_search,
+}
