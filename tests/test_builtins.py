@@ -17,7 +17,7 @@ FAST_CAPS = {  # keep hopeless runs (n = 2, 3 for heuristics) short in the tests
 }
 BUILTINS = [
     "british-museum", "backtracking", "forward-checking", "steepest-ascent", "first-choice", "random-neighbour",
-    "random-restart", "simulated-annealing", "min-conflicts", "bitboard", "construction",
+    "random-restart", "simulated-annealing", "min-conflicts", "bitboard", "construction", "swap-search",
 ]  # fmt: skip
 COMPLETE = {"backtracking", "forward-checking", "bitboard", "construction"}
 
@@ -134,3 +134,32 @@ def test_construction_is_valid_for_many_sizes() -> None:
     for n in list(range(4, 400)) + [10_007, 65_536, 99_999]:
         board = construct(n)
         assert board is not None and board_error(n, board) is None, n
+
+
+def test_swap_search_engines_agree() -> None:
+    """One source, two engines: the compiled kernel and plain Python draw the same random numbers."""
+    for n in (8, 50, 5000):
+        compiled = nq.solve("swap-search[kernel=numba]", n, seed=9)
+        python = nq.solve("swap-search[kernel=python]", n, seed=9)
+        assert compiled.verified and python.verified
+        assert list(compiled.queens) == list(python.queens) and compiled.counters == python.counters
+
+
+def test_swap_search_places_a_large_board() -> None:
+    result = nq.solve("swap-search", 200_000, seed=1)
+    assert result.verified is True and result.counters["greedy_placed"] > 199_000
+
+
+def test_min_conflicts_knows_when_it_is_stuck() -> None:
+    stuck = [r for r in (nq.solve("min-conflicts", 8, seed=s) for s in range(200)) if r.counters["stuck"]]
+    assert stuck, "some random 8-queens starts end with every attacked queen on its only best row"
+    for result in stuck:
+        assert result.status == "gave-up" and result.iterations < 1000
+
+
+def test_sizes_beyond_memory_are_refused_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nqueens_plugins import solver
+
+    monkeypatch.setattr(solver, "available_memory", lambda: 100 * 2**20)
+    with pytest.raises(nq.BadInput, match="needs about .* GiB for n = 10,000,000; this machine has 0.1 GiB"):
+        nq.solve("swap-search", 10_000_000)

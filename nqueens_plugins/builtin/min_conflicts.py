@@ -18,8 +18,8 @@ Initial board (option ``init``):
 
 Counts: one **iteration** is one repair step (a conflicted queen chosen and
 given its best row). One **move** is one queen placed or moved: the n initial
-placements, then each repair that changes a row. Counter:
-``initial_conflicts`` (attacked queens on the initial board).
+placements, then each repair that changes a row. Counters:
+``initial_conflicts`` (attacked queens on the initial board) and ``stuck``.
 
 Speed: the line counts are kept incrementally; the best row of a column is a
 vectorised sum of three slices of those counts (O(n) numpy work, no Python
@@ -119,7 +119,7 @@ class MinConflicts(Solver):
     options = (
         Option("init", str, "random", "initial board", choices=("random", "greedy")),
         Option("greedy_tries", int, 32, "random rows a queen tries with init=greedy", minimum=1),
-        Option("max_steps", int, 100_000, "repair steps before giving up", minimum=0),
+        Option("max_steps", int, None, "repair steps before giving up; none means max(1000, 100 n)", minimum=0),
     )
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
@@ -132,14 +132,19 @@ class MinConflicts(Solver):
         fixed = problem.fixed
         moves = len(board.free_columns)
         steps = 0
-        step_cap = options["max_steps"]
+        max_steps = options["max_steps"] if options["max_steps"] is not None else max(1000, 100 * n)
+        step_cap = max_steps
         if budget.iterations is not None:
             step_cap = min(step_cap, budget.iterations)
         conflicted = ConflictedQueens(board.conflicted_columns())
         initial_conflicts = len(conflicted)
+        # Attacked queens whose current row is their only best row since the last move.
+        # When every attacked queen is pinned, no step can ever move a queen again.
+        pinned: set[int] = set()
 
-        def outcome(status: Status) -> Outcome:
-            return Outcome(status, board.queens, steps, moves, {"initial_conflicts": initial_conflicts})
+        def outcome(status: Status, stuck: bool = False) -> Outcome:
+            counters = {"initial_conflicts": initial_conflicts, "stuck": int(stuck)}
+            return Outcome(status, board.queens, steps, moves, counters)
 
         while conflicted:
             position = int(generator.integers(len(conflicted)))
@@ -148,7 +153,7 @@ class MinConflicts(Solver):
                 conflicted.remove_at(position)
                 continue
             if steps >= step_cap:
-                return outcome(Status.GAVE_UP if steps >= options["max_steps"] else Status.TIMED_OUT)
+                return outcome(Status.GAVE_UP if steps >= max_steps else Status.TIMED_OUT)
             if steps % CHECK_EVERY == 0 and budget.out_of_time():
                 return outcome(Status.TIMED_OUT)
             attacks = board.column_attacks(column)
@@ -159,10 +164,15 @@ class MinConflicts(Solver):
             if row != board.queens[column]:
                 board.move(column, row)
                 moves += 1
+                pinned.clear()
                 if fewest > 0:
                     for other in board.attackers(column).tolist():
                         if other not in fixed:
                             conflicted.add(other)
+            elif len(ties) == 1 and column not in pinned:
+                pinned.add(column)
+                if all(c in pinned or board.attacks(c, int(board.queens[c])) == 0 for c in conflicted.items):
+                    return outcome(Status.GAVE_UP, stuck=True)
         return outcome(Status.SOLVED)
 
 

@@ -1,0 +1,79 @@
+"""The harness and the command line end to end (harness and foundation issues):
+python benchmarks/harness.py
+
+* 1 000 runs of min-conflicts at n = 8 with --jobs 2 within 5 s, end to end (the whole
+  `nqueens compare` process: isolation, verification and recording included);
+* a plugin that never returns, under --timeout 1, recorded within 2 s;
+* `nqueens plugins` within 0.5 s (a fresh process, every installed plugin loaded).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+from common import finish, header, report, timed
+
+NEVER_RETURNS = """
+from nqueens_plugins import Solver, hookimpl
+
+class NeverReturns(Solver):
+    name = "never-returns"
+    summary = "Sleeps forever and ignores its budget."
+
+    def solve(self, problem, rng, budget, options):
+        import time
+        while True:
+            time.sleep(1)
+
+@hookimpl
+def nqueens_register_solvers(register):
+    register(NeverReturns())
+"""
+
+
+def nqueens(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "nqueens_plugins", *args], capture_output=True, text=True, env=env)
+
+
+def install_fake_plugin(site: Path) -> dict[str, str]:
+    info = site / "never_returns-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: never-returns\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[nqueens]\nnever = never_returns\n")
+    (site / "never_returns.py").write_text(textwrap.dedent(NEVER_RETURNS))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), *sys.path])}
+
+
+def main() -> None:
+    header("the harness, end to end")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "runs.jsonl"
+        seconds, done = timed(lambda: nqueens("compare", "-s", "min-conflicts", "-n", "8", "--trials", "1000",
+                                              "--jobs", "2", "--out", str(out), "--format", "json"))  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        summary = json.loads(done.stdout)[0]
+        report("1000 runs of min-conflicts n=8, --jobs 2, recorded", seconds, 5.0,
+               note=f"{summary['solved']}/{summary['runs']} solved and verified")  # fmt: skip
+        env = install_fake_plugin(Path(folder) / "site")
+        out = Path(folder) / "never.jsonl"
+        done = nqueens("compare", "-s", "never-returns", "-n", "8", "--timeout", "1", "--jobs", "1",
+                       "--out", str(out), "--format", "json", env=env)  # fmt: skip
+        (record,) = [json.loads(line) for line in out.read_text().splitlines() if '"type":"run"' in line]
+        report("a plugin that never returns, --timeout 1: recorded after", record["seconds"], 2.0,
+               note=f"status {record['status']}")  # fmt: skip
+
+    header("listing plugins")
+    nqueens("plugins")  # warm the file system cache
+    seconds, done = timed(lambda: nqueens("plugins"))
+    report("nqueens plugins (fresh process, all plugins)", seconds, 0.5)
+    finish()
+
+
+if __name__ == "__main__":
+    main()

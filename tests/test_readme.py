@@ -1,0 +1,36 @@
+"""The README's promises: its plugin example works when pasted, CI runs its test command."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nqueens_plugins as nq
+from nqueens_plugins.testing import assert_contract
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def code_blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def test_quick_start_has_exactly_two_commands_and_ci_runs_the_test_one() -> None:
+    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = [block.strip() for block in re.findall(r"```\n(.*?)```", quick_start, flags=re.S)]
+    assert len(commands) == 2
+    assert "nqueens compare" in commands[0]
+    assert "pytest" in commands[1]
+    assert commands[1] in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def test_the_plugin_example_works_when_pasted(fake_distribution) -> None:
+    plugin = next(block for block in code_blocks("python") if "nqueens_register_solvers" in block)
+    toml = next(block for block in code_blocks("toml") if "entry-points.nqueens" in block)
+    entry = re.search(r'^(\S+) = "(\S+)"$', toml.split("[project.entry-points.nqueens]")[1].strip(), flags=re.M)
+    assert entry is not None
+    fake_distribution("my-nqueens", {entry.group(1): entry.group(2)}, {entry.group(2): plugin})
+    result = nq.solve("random-permutations", 8, seed=1)
+    assert result.verified is True
+    assert_contract("random-permutations")
