@@ -143,11 +143,14 @@ def count(spec: str, size: str, unique: bool, timeout: str | None, fixed: str | 
     problem = inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed))
     seconds = parse_seconds(timeout)
     if problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
+        from nqueens_plugins.builtin.bitboard import estimate_count_seconds
+
         expected = known_count(problem.n)
         size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
+        estimate = estimate_count_seconds(problem.n)
         fail(
-            f"counting n = {problem.n} ({size_note}) would take days on this machine "
-            f"(about 10x longer per step of n from ~10 s at n = 17); add --timeout SEC or --yes"
+            f"counting n = {problem.n} ({size_note}) would take about {format_duration(estimate)} with bitboard "
+            f"on this machine, longer with other solvers; add --timeout SEC to count for that long, or --yes"
         )
     result = run_count(variant, problem, unique=unique, timeout=seconds)
     if as_json:
@@ -203,13 +206,14 @@ def cross_check(sizes: str, specs: str, seed: str, timeout: str, as_json: bool) 
 @click.option("--jobs", default="0", show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
+@click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... for every size (0-based).")
 @click.option("--queens", "keep_queens", is_flag=True, help="Keep queens in records for every n (default n <= 1000).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @reports_bad_input
 def compare(
     specs: str, sizes: str, trials: str, timeout: str, seed: str, jobs: str, out: str | None,
-    resume: bool, keep_queens: bool, fmt: str, progress: bool | None,
+    resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
 ) -> None:  # fmt: skip
     """Run every solver on every size for some trials, isolated in worker processes; summarise."""
     from nqueens_plugins import harness, host, inputs
@@ -223,6 +227,7 @@ def compare(
         trials=parse_int(trials, "--trials", minimum=1),
         seed=parse_int(seed, "--seed"),
         timeout=parse_seconds(timeout) or harness.DEFAULT_TIMEOUT,
+        fixed=inputs.parse_fixed(fixed),
     )
     if resume and not out:
         raise BadInput("--resume needs --out FILE")
@@ -311,6 +316,13 @@ def parse_seconds(text: str | None) -> float | None:
     if not value > 0 or value == float("inf"):
         raise BadInput(f"--timeout must be a positive number of seconds, not {text!r}")
     return value
+
+
+def format_duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.0f} seconds"
 
 
 def show(renderable: Any) -> None:

@@ -40,13 +40,17 @@ def plot_results(records: Iterable[Mapping[str, Any]], output: Path) -> None:
         seconds_axis.plot(sizes, [max(row.median_seconds, 1e-6) for row in points], marker="o", label=solver)
         success_axis.plot(sizes, [100 * row.success_rate for row in points], marker="o", label=solver)
         success_axis.fill_between(
-            sizes, [100 * row.success_low for row in points], [100 * row.success_high for row in points], alpha=0.15
+            sizes, [100 * row.success_low for row in points], [100 * row.success_high for row in points], alpha=0.07
         )
     seconds_axis.set(xscale="log", yscale="log", xlabel="n", ylabel="median seconds per run", title="time to answer")
     success_axis.set(xscale="log", xlabel="n", ylabel="solved and verified (%)", ylim=(-2, 102),
                      title="success rate (95% Wilson interval)")  # fmt: skip
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
     for axis in (seconds_axis, success_axis):
         axis.grid(True, which="both", alpha=0.3)
+        axis.xaxis.set_major_formatter(ScalarFormatter())  # 10, 100 rather than 10^1, 10^2
+        axis.xaxis.set_minor_formatter(NullFormatter())
     success_axis.legend(fontsize="small", loc="best")
     try:
         figure.savefig(output)
