@@ -135,6 +135,16 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     return SearchResult(status, None, solutions, moves, backtracks)
 
 
+def attack_mask(n: int, row: int, distance: int) -> int:
+    """The rows a queen in ``row`` attacks in a column ``distance`` columns away (distance != 0)."""
+    mask = 1 << row
+    if 0 <= row + distance < n:
+        mask |= 1 << (row + distance)
+    if 0 <= row - distance < n:
+        mask |= 1 << (row - distance)
+    return mask
+
+
 @dataclass
 class Frame:
     column: int
@@ -193,27 +203,13 @@ def forward_check(problem: Problem, budget: Budget, first: bool, order: str, val
 
     def eliminated(column: int, row: int) -> int:
         """Values a queen at (column, row) would remove from the other empty columns."""
-        total = 0
-        for other in unassigned:
-            distance = other - column
-            mask = 1 << row
-            if 0 <= row + distance < n:
-                mask |= 1 << (row + distance)
-            if 0 <= row - distance < n:
-                mask |= 1 << (row - distance)
-            total += (domains[other] & mask).bit_count()
-        return total
+        return sum((domains[other] & attack_mask(n, row, other - column)).bit_count() for other in unassigned)
 
     def prune(column: int, row: int) -> bool:
         """Remove what (column, row) attacks from the empty columns; False on a wipe-out."""
         nonlocal pruned
         for other in unassigned:
-            distance = other - column
-            mask = 1 << row
-            if 0 <= row + distance < n:
-                mask |= 1 << (row + distance)
-            if 0 <= row - distance < n:
-                mask |= 1 << (row - distance)
+            mask = attack_mask(n, row, other - column)
             domain = domains[other]
             if domain & mask:
                 trail.append((other, domain))

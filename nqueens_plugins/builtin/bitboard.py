@@ -36,6 +36,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 from nqueens_plugins.builtin.backtracking import backtrack
+from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -61,14 +62,6 @@ def estimate_count_seconds(n: int) -> float:
     else:  # beyond OEIS: the count grows about 10.5x per step of n around n = 27
         solutions = A000170[-1] * 10.5 ** (n - len(A000170) + 1)
     return solutions / SOLUTIONS_PER_SECOND
-
-
-def numba_available() -> bool:
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 def allowed_rows(problem: Problem) -> list[int]:
@@ -206,14 +199,12 @@ class Bitboard(Solver):
     counts_unique = True
     max_n = MAX_N
     options = (
-        Option("kernel", str, "auto", "subtree counter: numba if installed, else python", choices=("auto", "python", "numba")),
+        kernel_option("subtree counter"),
         Option("workers", int, 0, "processes for counting; 0 means one per core", minimum=0),
     )
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if options["kernel"] == "numba" and not numba_available():
-            return "bitboard kernel=numba needs numba: pip install 'nqueens-plugins[fast]'"
-        return super().precheck(n, options)
+        return kernel_refusal(self.name, options) or super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         found = backtrack(problem, budget, first=True)
@@ -223,9 +214,7 @@ class Bitboard(Solver):
         if unique and not problem.is_plain:
             raise ValueError("unique counts are defined for plain boards only")
         n = problem.n
-        kernel = options["kernel"]
-        if kernel == "auto":
-            kernel = "numba" if numba_available() and n >= 10 else "python"
+        kernel = "numba" if use_numba(options) and (n >= 10 or options["kernel"] == "numba") else "python"
         if unique:
             tasks = split(problem, 0 if n < 2 else (1 if n % 2 == 0 else 2))
             total, finished = count_unique(problem, tasks, budget)

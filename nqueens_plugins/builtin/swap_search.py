@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -64,14 +65,6 @@ def paper_tail(n: int) -> int:
     return 40
 
 
-def numba_available() -> bool:
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 class SwapSearch(Solver):
     name = "swap-search"
     summary = "Sosič-Gu swap search on a permutation with a conflict-free greedy start (millions of queens)."
@@ -79,7 +72,7 @@ class SwapSearch(Solver):
     max_n = MAX_N
     bytes_per_queen = 100  # peak resident memory per queen, measured with some headroom
     options = (
-        Option("kernel", str, "auto", "numba if installed, else python", choices=("auto", "python", "numba")),
+        kernel_option("inner loops"),
         Option("tail", int, None, "queens left to the final search; none means the paper's choice", minimum=0),
         Option("tries", int, 64, "random rows a queen tries in the initial search", minimum=1),
         Option("attempts_per_queen", int, 8, "swap attempts per restart, times n", minimum=1),
@@ -87,15 +80,13 @@ class SwapSearch(Solver):
     )
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if options["kernel"] == "numba" and not numba_available():
-            return "swap-search kernel=numba needs numba: pip install 'nqueens-plugins[fast]'"
-        return super().precheck(n, options)
+        return kernel_refusal(self.name, options) or super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         from nqueens_plugins.builtin import swap_kernel
 
         n = problem.n
-        compiled = options["kernel"] != "python" and swap_kernel.COMPILED is not None
+        compiled = use_numba(options) and swap_kernel.COMPILED is not None
         kernels = swap_kernel.COMPILED if compiled else swap_kernel.PYTHON
         assert kernels is not None
         tail = min(n, paper_tail(n) if options["tail"] is None else options["tail"])

@@ -1,0 +1,39 @@
+"""The choice between a compiled (numba) and a pure-Python engine, shared by the solvers that have both.
+
+numba is an optional extra (``pip install 'nqueens-plugins[fast]'``); without it
+every method still runs, in plain Python.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+from nqueens_plugins.solver import Option
+
+INSTALL_HINT = "pip install 'nqueens-plugins[fast]'"
+
+
+def kernel_option(what: str) -> Option:
+    return Option("kernel", str, "auto", f"{what}: numba if installed, else python", choices=("auto", "python", "numba"))
+
+
+@functools.cache
+def numba_available() -> bool:
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def kernel_refusal(solver: str, options: Mapping[str, Any]) -> str | None:
+    """The one-line refusal when numba is asked for and missing, else None."""
+    if options["kernel"] == "numba" and not numba_available():
+        return f"{solver} kernel=numba needs numba: {INSTALL_HINT}"
+    return None
+
+
+def use_numba(options: Mapping[str, Any]) -> bool:
+    return options["kernel"] == "numba" or (options["kernel"] == "auto" and numba_available())
