@@ -34,7 +34,7 @@ from typing import Any
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Budget, Problem
 from nqueens_plugins.records import ResultsWriter, now, run_key
-from nqueens_plugins.run import ERROR, Executed, Result, check_runnable, execute, judge
+from nqueens_plugins.run import Executed, Result, check_runnable, execute, judge
 from nqueens_plugins.solver import Variant
 
 DEFAULT_TIMEOUT = 10.0
@@ -76,7 +76,7 @@ class Grid:
             raise BadInput("no board sizes given")
         if not self.variants:
             raise BadInput("no solvers given")
-        specs = []
+        specs: list[RunSpec] = []
         for n in self.sizes:
             problem = make_problem(n, self.fixed)
             for variant in self.variants:

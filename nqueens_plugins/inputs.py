@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Any
 
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Problem
@@ -81,7 +82,7 @@ def parse_fixed(text: str | None) -> dict[int, int]:
     return fixed
 
 
-def make_problem(n: object, fixed: Mapping[object, object] | None = None) -> Problem:
+def make_problem(n: object, fixed: Mapping[Any, Any] | None = None) -> Problem:
     """A validated Problem: a good size, fixed queens on the board and not attacking each other."""
     size = parse_size(n)
     clean: dict[int, int] = {}

@@ -11,7 +11,13 @@ import enum
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# A board: any integer sequence, a numpy array included (10^7 queens stay compact).
+Queens: TypeAlias = "Sequence[int] | np.ndarray"
 
 
 class Status(str, enum.Enum):
@@ -65,10 +71,10 @@ class Outcome:
     """
 
     status: Status
-    queens: Sequence[int] | None = None
+    queens: Queens | None = None
     iterations: int = 0
     moves: int = 0
-    counters: dict[str, int | float] = field(default_factory=dict)
+    counters: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -83,7 +89,7 @@ class Count:
     solutions: int
     unique: bool = False
     iterations: int = 0
-    counters: dict[str, int | float] = field(default_factory=dict)
+    counters: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 QUEEN, FIXED_QUEEN, EMPTY = "♛", "♕", "·"
 
 
-def render_board(queens: Sequence[int], fixed: Mapping[int, int] | None = None) -> str:
+def render_board(queens: Sequence[int] | np.ndarray, fixed: Mapping[int, int] | None = None) -> str:
     """Rows top to bottom, columns left to right; fixed queens drawn hollow."""
     n = len(queens)
     grid = [[EMPTY] * n for _ in range(n)]

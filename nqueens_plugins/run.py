@@ -105,7 +105,7 @@ def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: B
 
 def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
     """Verify what a solver returned and make the record of the run."""
-    base = dict(
+    base: dict[str, Any] = dict(
         solver=variant.label, name=variant.name, options=dict(variant.given), n=problem.n,
         fixed=dict(problem.fixed), seed=seed, trial=trial, seconds=executed.seconds,
     )  # fmt: skip
@@ -204,19 +204,19 @@ def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: 
     check_runnable(variant, problem)
     budget = Budget(timeout)
     start = time.perf_counter()
-    base = dict(solver=variant.label, n=problem.n, fixed=dict(problem.fixed), unique=unique)
+    base: dict[str, Any] = dict(solver=variant.label, n=problem.n, fixed=dict(problem.fixed), unique=unique)
     try:
         counted = solver.count(problem, budget, dict(variant.options), unique)
     except Exception as exc:  # noqa: BLE001
         seconds = time.perf_counter() - start
-        return CountResult(**base, status=ERROR, solutions=None, verified=None, reason=f"{type(exc).__name__}: {exc}", seconds=seconds)  # type: ignore[arg-type]
+        return CountResult(**base, status=ERROR, solutions=None, verified=None, reason=f"{type(exc).__name__}: {exc}", seconds=seconds)
     seconds = time.perf_counter() - start
     verdict = verify_count(problem, counted)
     if verdict.rejected or not isinstance(counted, Count):
         solutions = getattr(counted, "solutions", None)
-        return CountResult(**base, status=INVALID, solutions=solutions, verified=False, reason=verdict.reason, seconds=seconds)  # type: ignore[arg-type]
+        return CountResult(**base, status=INVALID, solutions=solutions, verified=False, reason=verdict.reason, seconds=seconds)
     return CountResult(
-        **base,  # type: ignore[arg-type]
+        **base,
         status=Status(counted.status).value,
         solutions=int(counted.solutions),
         verified=verdict.verified,

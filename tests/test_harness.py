@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import host
 from nqueens_plugins.records import read_records, run_key
 
 HERE = Path(__file__).parent

@@ -22,11 +22,14 @@ import math
 import random
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 CHECK_EVERY = 1024  # steps between budget polls
 
@@ -100,5 +103,5 @@ class SimulatedAnnealing(Solver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(SimulatedAnnealing())

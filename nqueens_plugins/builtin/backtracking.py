@@ -39,11 +39,14 @@ import random
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 CHECK_EVERY = 4096  # placements between budget polls in plain backtracking
 CHECK_WORK = 1 << 16  # forward checking: elementary steps between polls (a placement costs O(n))
@@ -318,6 +321,6 @@ class ForwardChecking(CountingSolver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(Backtracking())
     register(ForwardChecking())

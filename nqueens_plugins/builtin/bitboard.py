@@ -33,13 +33,16 @@ import os
 import random
 from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.builtin.backtracking import backtrack
 from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 CHUNKS_PER_WORKER = 16
 MAX_N = 62  # rows must fit a 64-bit word in the compiled kernel
@@ -268,5 +271,5 @@ def count_in_processes(
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(Bitboard())

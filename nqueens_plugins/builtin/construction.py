@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 MAX_N = 200_000_000
 
@@ -67,5 +70,5 @@ class Construction(Solver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(Construction())

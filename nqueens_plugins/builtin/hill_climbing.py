@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 NOT_A_MOVE = np.iinfo(np.int64).max // 4
 
@@ -183,7 +186,7 @@ class FirstChoice(Solver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(SteepestAscent())
     register(RandomNeighbour())
     register(RandomRestart())

@@ -34,7 +34,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 CHECK_EVERY = 64  # repair steps between clock reads
 
@@ -177,5 +180,5 @@ class MinConflicts(Solver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(MinConflicts())

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from nqueens_plugins.builtin.board import numpy_rng
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 BATCH_CELLS = 1 << 16  # queens drawn per batch
 
@@ -81,5 +84,5 @@ class BritishMuseum(Solver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(BritishMuseum())

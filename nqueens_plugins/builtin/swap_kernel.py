@@ -22,9 +22,9 @@ try:
     from numba import njit
     from numba.extending import register_jitable
 except ImportError:  # the pure-Python engine needs neither
-    njit = None
+    njit = None  # type: ignore[assignment]
 
-    def register_jitable(function: Any) -> Any:
+    def register_jitable(function: Any) -> Any:  # type: ignore[no-redef]
         return function
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_n
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
+
+if TYPE_CHECKING:
+    from nqueens_plugins.registry import SolverRegister
 
 SLICE = 1 << 16  # swap attempts between budget checks
 MAX_N = 100_000_000  # about 2 GiB of int32 board state and verification at this size
@@ -95,6 +98,9 @@ class SwapSearch(Solver):
         iterations = moves = 0
         saved_state = None if compiled else np.random.get_state()  # the Python engine uses numpy's global generator
         kernels["seed_generator"](rng.randrange(2**32))
+        queens: Any
+        diagonals: Any
+        anti: Any
         try:
             while True:
                 if compiled:
@@ -137,5 +143,5 @@ class SwapSearch(Solver):
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(SwapSearch())
