@@ -23,6 +23,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,6 +40,7 @@ from nqueens_plugins.solver import Variant
 
 DEFAULT_TIMEOUT = 10.0
 KILL_GRACE = 0.5  # seconds past the time limit before a run is killed from outside
+ORPHAN_CHECK_SECONDS = 0.5
 START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
 
 
@@ -89,9 +91,28 @@ class Grid:
 # --- worker processes ----------------------------------------------------------
 
 
-def worker_main(connection: Connection) -> None:
+def exit_when_orphaned(parent: int) -> None:
+    """Leave as soon as the harness process is gone (even after kill -9), so that a hung
+    plugin is never left running. A thread, because the worker's own parent is the
+    fork server, not the harness."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(ORPHAN_CHECK_SECONDS)
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except PermissionError:
+                pass
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+
+
+def worker_main(connection: Connection, parent: int) -> None:
     """Run jobs until told to stop. In its own process group, so a kill takes its children too."""
     os.setpgrp()
+    exit_when_orphaned(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     while True:
         try:
@@ -111,7 +132,7 @@ def worker_main(connection: Connection) -> None:
 class Worker:
     def __init__(self, context: Any) -> None:
         self.connection, child = context.Pipe()
-        self.process = context.Process(target=worker_main, args=(child,), daemon=False)
+        self.process = context.Process(target=worker_main, args=(child, os.getpid()), daemon=False)
         self.process.start()
         child.close()
         self.spec: RunSpec | None = None
