@@ -48,7 +48,7 @@ def solve(
     solver: str,
     n: int,
     *,
-    seed: int = 0,
+    seed: int | None = None,
     timeout: float | None = None,
     fixed: Mapping[int, int] | None = None,
     max_iterations: int | None = None,
@@ -58,15 +58,16 @@ def solve(
     """Solve one board in this process and return the verified result.
 
     ``solver`` may carry options (``"simulated-annealing[cooling=0.99]"``) or take
-    them as keywords (``cooling=0.99``). Raises BadInput for anything the user
-    can fix. The result's ``verified`` is True only when the verifier checked
+    them as keywords (``cooling=0.99``). ``seed`` None means 0, as on the command
+    line, so the same call gives the same answer. Raises BadInput for anything the
+    user can fix. The result's ``verified`` is True only when the verifier checked
     the answer; ``status`` is ``invalid`` when it rejected it.
     """
     from nqueens_plugins import host, inputs, run
 
     variant = host.registry().variant(solver, **options)
     problem = inputs.make_problem(n, fixed)
-    return run.run(variant, problem, seed=seed, trial=trial, timeout=timeout, max_iterations=max_iterations)
+    return run.run(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
 
 
 def count(
