@@ -118,7 +118,7 @@ class MinConflicts(Solver):
     name = "min-conflicts"
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
     max_n = 20_000_000
-    bytes_per_queen = 200  # peak resident memory per queen, measured with some headroom
+    bytes_per_queen = 200  # peak resident bytes per queen; measured 139 at n = 10^6 with init=greedy
     options = (
         Option("init", str, "random", "initial board", choices=("random", "greedy")),
         Option("greedy_tries", int, 32, "random rows a queen tries with init=greedy", minimum=1),

@@ -73,7 +73,7 @@ class SwapSearch(Solver):
     summary = "Sosič-Gu swap search on a permutation with a conflict-free greedy start (millions of queens)."
     supports_fixed = False
     max_n = MAX_N
-    bytes_per_queen = 100  # peak resident memory per queen, measured with some headroom
+    bytes_per_queen = 100  # peak resident bytes per queen; measured 79 at n = 10^7, verification included
     options = (
         kernel_option("inner loops"),
         Option("tail", int, None, "queens left to the final search; none means the paper's choice", minimum=0),
