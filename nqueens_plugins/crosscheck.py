@@ -43,7 +43,8 @@ def cross_check(variants: Sequence[Variant], sizes: Sequence[int], *, seed: int 
     checks: list[Check] = []
     references: dict[int, int | None] = {}
     for n in sizes:
-        checks.extend(count_checks(variants, n, timeout, references))
+        counted, references[n] = count_checks(variants, n, timeout)
+        checks.extend(counted)
     specs = [
         RunSpec(v, make_problem(n), 0, seed) for n in sizes for v in variants if v.solver.precheck(n, v.options) is None
     ]
@@ -57,8 +58,11 @@ def cross_check(variants: Sequence[Variant], sizes: Sequence[int], *, seed: int 
     return checks
 
 
-def count_checks(variants: Sequence[Variant], n: int, timeout: float | None, references: dict[int, int | None]) -> list[Check]:
-    """Every counting variant counts n; each count is compared with OEIS and with the others."""
+def count_checks(variants: Sequence[Variant], n: int, timeout: float | None) -> tuple[list[Check], int | None]:
+    """Every counting variant counts n; each count is compared with OEIS and with the others.
+
+    Also returns the reference count for n (OEIS, else the counters' consensus, else None).
+    """
     checks = []
     problem = make_problem(n)
     expected = known_count(n)
@@ -76,8 +80,8 @@ def count_checks(variants: Sequence[Variant], n: int, timeout: float | None, ref
     if len(consensus) > 1:
         listed = ", ".join(f"{label}={value:,}" for label, value in counts.items())
         checks.append(Check(n, "all counters", "count", listed, "one count", False, "counts differ"))
-    references[n] = expected if expected is not None else (consensus.pop() if len(consensus) == 1 else None)
-    return checks
+    reference = expected if expected is not None else (consensus.pop() if len(consensus) == 1 else None)
+    return checks, reference
 
 
 def judge_solve(n: int, variant: Variant, status: str, verified: bool | None, reason: str | None, solvable: bool | None) -> Check:

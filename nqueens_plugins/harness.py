@@ -143,11 +143,15 @@ class Worker:
         self.started = time.perf_counter()
         self.connection.send((spec.variant, spec.problem, spec.seed, spec.trial, timeout))
 
-    def kill(self) -> None:
+    def kill_group(self) -> None:
+        """SIGKILL the worker's process group: the worker and anything a plugin started."""
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def kill(self) -> None:
+        self.kill_group()
         if self.process.is_alive():
             self.process.kill()
         self.process.join(timeout=5)
@@ -162,10 +166,7 @@ class Worker:
         if self.process.is_alive():
             self.kill()
         else:
-            try:  # children a plugin left behind in the worker's group
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            self.kill_group()  # children a plugin left behind
             self.connection.close()
 
 
@@ -207,28 +208,27 @@ def execute_isolated(specs: Sequence[RunSpec], jobs: int, timeout: float) -> Ite
             for worker in list(busy.values()):
                 spec = worker.spec
                 assert spec is not None
+                elapsed = time.perf_counter() - worker.started
+                reusable = False
                 if worker.connection in ready or worker.process.sentinel in ready:
-                    elapsed = time.perf_counter() - worker.started
                     try:
                         executed = worker.connection.recv()
                         executed.seconds = elapsed  # the harness's clock, not the plugin's
+                        reusable = True
                     except (EOFError, OSError):
                         worker.process.join(timeout=1)
                         executed = Executed(None, elapsed, death_message(worker.process))
-                        worker.kill()
-                        busy.pop(worker.connection)
-                        idle.append(Worker(context))
-                        yield judge(spec.variant, spec.problem, spec.seed, spec.trial, executed)
-                        continue
-                    busy.pop(worker.connection)
-                    idle.append(worker)
-                    yield judge(spec.variant, spec.problem, spec.seed, spec.trial, executed)
-                elif time.perf_counter() >= worker.started + timeout + KILL_GRACE:
-                    elapsed = time.perf_counter() - worker.started
+                    result = judge(spec.variant, spec.problem, spec.seed, spec.trial, executed)
+                elif elapsed >= timeout + KILL_GRACE:
+                    result = killed_result(spec, elapsed, timeout)
+                else:
+                    continue
+                busy.pop(worker.connection)
+                if not reusable:
                     worker.kill()
-                    busy.pop(worker.connection)
-                    idle.append(Worker(context))
-                    yield killed_result(spec, elapsed, timeout)
+                    worker = Worker(context)
+                idle.append(worker)
+                yield result
     finally:
         for worker in idle:
             worker.stop()
@@ -346,14 +346,8 @@ def compare(
     string, or ``"all"``); ``sizes`` a list of ints or a string like ``"4..40:4"``.
     """
     from nqueens_plugins import host, inputs
-    from nqueens_plugins.solver import split_specs
 
-    registry = host.registry()
-    if isinstance(solvers, str):
-        specs = registry.names() if solvers.strip() == "all" else split_specs(solvers)
-    else:
-        specs = list(solvers)
     size_list = inputs.parse_sizes(sizes) if isinstance(sizes, str) else [inputs.parse_size(n) for n in sizes]
-    grid = Grid([registry.variant(s) for s in specs], size_list, trials, seed, timeout, dict(fixed or {}))
+    grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}))
     records = stream(grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens)
     return records if stream_records else list(records)

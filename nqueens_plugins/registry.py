@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import difflib
 import pickle
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from nqueens_plugins.errors import BadInput, PluginError
-from nqueens_plugins.solver import NAME_PATTERN, OPTION_TYPES, Solver, Variant, parse_spec, resolve_options
+from nqueens_plugins.solver import NAME_PATTERN, OPTION_TYPES, Solver, Variant, parse_spec, resolve_options, split_specs
 
 
 @dataclass(frozen=True)
@@ -76,11 +76,22 @@ class Registry:
             raise BadInput(f"option {sorted(clash)[0]!r} is given twice for {name}")
         return resolve_options(self.get(name).solver, raw | options)
 
+    def variants(self, specs: str | Sequence[str]) -> list[Variant]:
+        """Variants from ``"all"``, a comma-separated string ``"a,b[x=1]"`` or a list of specs; each once."""
+        if isinstance(specs, str):
+            specs = self.names() if specs.strip() == "all" else split_specs(specs)
+        variants = [self.variant(spec) for spec in specs]
+        labels = [v.label for v in variants]
+        for label in labels:
+            if labels.count(label) > 1:
+                raise BadInput(f"solver {label} is named twice")
+        return variants
+
     def _unknown_message(self, name: str) -> str:
         close = difflib.get_close_matches(name, self.registrations, n=3, cutoff=0.5)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        failed = [e for e in self.load_errors]
-        broken = f" ({len(failed)} plugin(s) failed to load: see 'nqueens plugins')" if failed else ""
+        failed = len(self.load_errors)
+        broken = f" ({failed} plugin(s) failed to load: see 'nqueens plugins')" if failed else ""
         return f"unknown solver {name!r}{hint}{broken}"
 
 

@@ -167,14 +167,10 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
 def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
     """One row per solver variant and n. Seconds are the harness's wall-clock per run."""
     groups: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
-    order: list[tuple[str, int]] = []
     for record in records:
-        key = (str(record["solver"]), int(record["n"]))
-        if key not in groups:
-            order.append(key)
-        groups[key].append(record)
+        groups[(str(record["solver"]), int(record["n"]))].append(record)
     rows = []
-    for solver, n in sorted(order, key=lambda key: (key[0], key[1])):
+    for solver, n in sorted(groups):
         runs = groups[(solver, n)]
         statuses = [r["status"] for r in runs]
         solved = sum(1 for r in runs if r["status"] == "solved" and r.get("verified") is True)

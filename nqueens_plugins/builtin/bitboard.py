@@ -225,8 +225,10 @@ class Bitboard(Solver):
             return Count(status, total, True, len(tasks), {"subtrees": len(tasks)})
         tasks = split(problem, min(SPLIT_DEPTH, max(n - 8, 1)))
         workers = options["workers"] or os.cpu_count() or 1
+        if len(tasks) < 2 or n < 12:
+            workers = 1  # starting processes costs more than these small counts
         allowed = allowed_rows(problem)
-        if workers == 1 or len(tasks) < 2 or n < 12:
+        if workers == 1:
             total, done = 0, 0
             for task in tasks:
                 if budget.out_of_time():
@@ -236,11 +238,15 @@ class Bitboard(Solver):
         else:
             total, done = count_in_processes(n, allowed, tasks, kernel, workers, budget)
         status = Status.SOLVED if done == len(tasks) else Status.TIMED_OUT
-        counters = {"subtrees": len(tasks), "workers": 1 if n < 12 else workers}
+        counters = {"subtrees": len(tasks), "workers": workers}
         return Count(status, total, False, done, {**counters, "kernel_numba": int(kernel == "numba")})
 
 
 def count_chunk(n: int, allowed: list[int], chunk: list[Task], kernel: str) -> int:
+    if kernel == "numba":
+        import numpy as np
+
+        allowed = np.asarray(allowed, dtype=np.int64)  # type: ignore[assignment]  # converted once per chunk
     return sum(count_task(n, allowed, task, kernel) for task in chunk)
 
 

@@ -7,6 +7,8 @@ machine and cached on disk (``cache=True``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numba
 import numpy as np
 
@@ -48,5 +50,6 @@ def _count(n: int, allowed: np.ndarray, rows: int, diagonals: int, anti: int, co
     return total
 
 
-def count(n: int, allowed: list[int], rows: int, diagonals: int, anti: int, column: int) -> int:
-    return int(_count(n, np.array(allowed, dtype=np.int64), rows, diagonals, anti, column))
+def count(n: int, allowed: Sequence[int] | np.ndarray, rows: int, diagonals: int, anti: int, column: int) -> int:
+    """``allowed`` may already be an int64 array (then it is not copied again)."""
+    return int(_count(n, np.asarray(allowed, dtype=np.int64), rows, diagonals, anti, column))

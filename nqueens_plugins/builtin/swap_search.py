@@ -96,9 +96,15 @@ class SwapSearch(Solver):
         attempts = options["attempts_per_queen"] * n
         restarts = swaps = made = placed = initial_collisions = 0
         iterations = moves = 0
+        queens: Any = None
+
+        def outcome(status: Status) -> Outcome:
+            counters = {"restarts": restarts, "swaps": swaps, "swap_attempts": made, "greedy_placed": placed,
+                        "initial_collisions": initial_collisions}  # fmt: skip
+            return Outcome(status, np.asarray(queens, dtype=np.int64), iterations, moves, counters)
+
         saved_state = None if compiled else np.random.get_state()  # the Python engine uses numpy's global generator
         kernels["seed_generator"](rng.randrange(2**32))
-        queens: Any
         diagonals: Any
         anti: Any
         try:
@@ -116,7 +122,7 @@ class SwapSearch(Solver):
                 spent = 0
                 while collisions and spent < attempts:
                     if budget.exhausted(iterations):
-                        return self._outcome(Status.TIMED_OUT, queens, iterations, moves, restarts, swaps, made, placed, initial_collisions)
+                        return outcome(Status.TIMED_OUT)
                     step = min(SLICE, attempts - spent)
                     collisions, kept, tried = kernels["final_search"](queens, diagonals, anti, n, collisions, step)
                     collisions, kept, tried = int(collisions), int(kept), int(tried)
@@ -126,20 +132,13 @@ class SwapSearch(Solver):
                     iterations += kept
                     moves += 2 * kept
                 if collisions == 0:
-                    return self._outcome(Status.SOLVED, queens, iterations, moves, restarts, swaps, made, placed, initial_collisions)
+                    return outcome(Status.SOLVED)
                 if n < 4 or restarts >= options["max_restarts"]:
-                    return self._outcome(Status.GAVE_UP, queens, iterations, moves, restarts, swaps, made, placed, initial_collisions)
+                    return outcome(Status.GAVE_UP)
                 restarts += 1
         finally:
             if saved_state is not None:
                 np.random.set_state(saved_state)
-
-    @staticmethod
-    def _outcome(status: Status, queens: Any, iterations: int, moves: int, restarts: int, swaps: int,
-                 made: int, placed: int, initial_collisions: int) -> Outcome:  # fmt: skip
-        counters = {"restarts": restarts, "swaps": swaps, "swap_attempts": made, "greedy_placed": placed,
-                    "initial_collisions": initial_collisions}  # fmt: skip
-        return Outcome(status, np.asarray(queens, dtype=np.int64), iterations, moves, counters)
 
 
 @hookimpl
