@@ -80,28 +80,34 @@ def plugins(as_json: bool) -> None:
 # --- solve ---------------------------------------------------------------------
 
 
+INSTANCE_HELP = "An instance file (CSPLib Essence', Excluded Diagonals FILE@d, or nqueens JSON) instead of -n."
+BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand there."
+
+
 @cli.command()
 @click.option("-s", "--solver", "spec", required=True, help="NAME or NAME[key=value,...]")
-@click.option("-n", "size", required=True, help="Board size.")
+@click.option("-n", "size", default=None, help="Board size.")
+@click.option("--instance", default=None, help=INSTANCE_HELP)
 @click.option("--seed", default="0", show_default=True, help="Seed; the same command gives the same answer.")
 @click.option("--timeout", default=None, help="Seconds before the solver must stop.")
 @click.option("--max-iterations", default=None, help="Iteration cap (the budget's second limit).")
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000).")
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @reports_bad_input
 def solve(
-    spec: str, size: str, seed: str, timeout: str | None, max_iterations: str | None, fixed: str | None,
-    as_json: bool, show_queens: bool | None, board: bool | None,
+    spec: str, size: str | None, instance: str | None, seed: str, timeout: str | None, max_iterations: str | None,
+    fixed: str | None, blocked: str | None, as_json: bool, show_queens: bool | None, board: bool | None,
 ) -> None:  # fmt: skip
-    """Solve one board, verify the answer, show it."""
-    from nqueens_plugins import host, inputs
+    """Solve one board or instance, verify the answer, show it."""
+    from nqueens_plugins import host
     from nqueens_plugins.report import render_board, result_summary
     from nqueens_plugins.run import INVALID, run
 
     variant = host.registry().variant(spec)
-    problem = inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed))
+    problem = read_problem(size, instance, fixed, blocked)
     result = run(
         variant, problem, seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout),
         max_iterations=parse_int(max_iterations, "--max-iterations", minimum=1),
@@ -112,7 +118,7 @@ def solve(
         console = make_console()
         show_board = board if board is not None else problem.n <= BOARD_DEFAULT_MAX
         if show_board and result.queens is not None:
-            console.print(render_board(result.queens, problem.fixed), highlight=False)
+            console.print(render_board(result.queens, problem.fixed, problem.blocked), highlight=False)
         console.print(result_summary(result), highlight=False)
     if result.status == INVALID:
         sys.exit(EXIT_REJECTED)
@@ -125,24 +131,29 @@ def solve(
 
 @cli.command()
 @click.option("-s", "--solver", "spec", default="bitboard", show_default=True, help="A complete solver.")
-@click.option("-n", "size", required=True, help="Board size.")
+@click.option("-n", "size", default=None, help="Board size.")
+@click.option("--instance", default=None, help=INSTANCE_HELP)
 @click.option("--unique", is_flag=True, help="Count solutions up to rotation and reflection (OEIS A002562).")
 @click.option("--timeout", default=None, help="Seconds before counting stops (the count is then a lower bound).")
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @reports_bad_input
-def count(spec: str, size: str, unique: bool, timeout: str | None, fixed: str | None, yes: bool, as_json: bool) -> None:
-    """Count every solution; check the count against OEIS."""
-    from nqueens_plugins import host, inputs
+def count(
+    spec: str, size: str | None, instance: str | None, unique: bool, timeout: str | None, fixed: str | None,
+    blocked: str | None, yes: bool, as_json: bool,
+) -> None:  # fmt: skip
+    """Count every solution; check the count against OEIS (plain boards)."""
+    from nqueens_plugins import host
     from nqueens_plugins.report import count_summary
     from nqueens_plugins.run import INVALID, count as run_count
     from nqueens_plugins.verify import known_count
 
     variant = host.registry().variant(spec)
-    problem = inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed))
+    problem = read_problem(size, instance, fixed, blocked)
     seconds = parse_seconds(timeout)
-    if problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
+    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
         from nqueens_plugins.builtin.bitboard import estimate_count_seconds
 
         expected = known_count(problem.n)
@@ -276,6 +287,25 @@ def plot(results: str, output: str) -> None:
 
 
 # --- helpers -------------------------------------------------------------------
+
+
+def read_problem(size: str | None, instance: str | None, fixed: str | None, blocked: str | None) -> Any:
+    """The Problem of ``-n`` (with ``--fixed``/``--blocked``) or of ``--instance`` (which may take more of them)."""
+    from nqueens_plugins import inputs, instances
+
+    if instance is None and size is None:
+        raise BadInput("give a board size (-n N) or an instance file (--instance FILE)")
+    if instance is not None:
+        problem = instances.load_one(instance)
+        if size is not None and inputs.parse_size(size) != problem.n:
+            raise BadInput(f"-n {size} does not match the instance's n = {problem.n}")
+        if not fixed and not blocked:
+            return problem
+        extra_fixed = {**problem.fixed, **inputs.parse_fixed(fixed)}
+        extra_blocked = set(problem.blocked) | set(inputs.parse_blocked(blocked))
+        return inputs.make_problem(problem.n, extra_fixed, extra_blocked, source=problem.source)
+    return inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed), inputs.parse_blocked(blocked))
+
 
 
 def parse_int(text: str | None, flag: str, minimum: int | None = None) -> Any:

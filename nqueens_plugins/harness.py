@@ -34,7 +34,7 @@ from typing import Any
 
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Budget, Problem
-from nqueens_plugins.records import ResultsWriter, now, run_key
+from nqueens_plugins.records import ResultsWriter, now
 from nqueens_plugins.run import Executed, Result, check_runnable, execute, judge
 from nqueens_plugins.solver import Variant
 
@@ -52,35 +52,41 @@ class RunSpec:
     seed: int
 
     def key(self) -> tuple[Any, ...]:
-        return run_key(
-            {"solver": self.variant.label, "n": self.problem.n, "fixed": {str(c): r for c, r in self.problem.fixed.items()},
-             "trial": self.trial, "seed": self.seed}
-        )  # fmt: skip
+        return (self.variant.label, self.problem.n, self.problem.id, self.trial, self.seed)
 
 
 @dataclass
 class Grid:
-    """Which runs a comparison makes. Sizes outermost, so small boards finish first."""
+    """Which runs a comparison makes: solvers x (sizes or instances) x trials.
+
+    Sizes (or instances) outermost, so small boards finish first. ``instances``,
+    when given, take the place of ``sizes`` (and of ``fixed``).
+    """
 
     variants: Sequence[Variant]
-    sizes: Sequence[int]
+    sizes: Sequence[int] = ()
     trials: int = 1
     seed: int = 0
     timeout: float = DEFAULT_TIMEOUT
     fixed: Mapping[int, int] = field(default_factory=dict)
+    instances: Sequence[Problem] = ()
 
-    def runs(self) -> list[RunSpec]:
+    def problems(self) -> list[Problem]:
         from nqueens_plugins.inputs import make_problem
 
+        if self.instances:
+            return list(self.instances)
+        if not self.sizes:
+            raise BadInput("no board sizes or instances given")
+        return [make_problem(n, self.fixed) for n in self.sizes]
+
+    def runs(self) -> list[RunSpec]:
         if self.trials < 1:
             raise BadInput(f"--trials must be at least 1, not {self.trials}")
-        if not self.sizes:
-            raise BadInput("no board sizes given")
         if not self.variants:
             raise BadInput("no solvers given")
         specs: list[RunSpec] = []
-        for n in self.sizes:
-            problem = make_problem(n, self.fixed)
+        for problem in self.problems():
             for variant in self.variants:
                 check_runnable(variant, problem)
             for trial in range(self.trials):
@@ -238,8 +244,8 @@ def execute_isolated(specs: Sequence[RunSpec], jobs: int, timeout: float) -> Ite
 
 def killed_result(spec: RunSpec, elapsed: float, timeout: float) -> Result:
     return Result(
-        solver=spec.variant.label, name=spec.variant.name, options=dict(spec.variant.given), n=spec.problem.n,
-        fixed=dict(spec.problem.fixed), seed=spec.seed, trial=spec.trial, status="timed-out", verified=None,
+        solver=spec.variant.label, name=spec.variant.name, options=dict(spec.variant.given), problem=spec.problem,
+        seed=spec.seed, trial=spec.trial, status="timed-out", verified=None,
         reason=f"killed after {elapsed:.2f} s: still running {KILL_GRACE} s past its {timeout:g} s limit",
         queens=None, seconds=elapsed,
     )  # fmt: skip
@@ -328,7 +334,7 @@ class Progress:
 
 def compare(
     solvers: Sequence[str] | str,
-    sizes: Sequence[int] | str,
+    sizes: Sequence[int] | str = (),
     trials: int = 1,
     *,
     seed: int = 0,
@@ -337,17 +343,28 @@ def compare(
     out: str | Path | None = None,
     resume: bool = False,
     fixed: Mapping[int, int] | None = None,
+    instances: Sequence[str] | str | Sequence[Problem] = (),
     keep_queens: bool = False,
     stream_records: bool = False,
 ) -> Any:
     """Compare solvers over sizes and trials; a list of records, or an iterator with ``stream_records``.
 
     ``solvers`` is a list of ``NAME[key=value,...]`` (or one comma-separated
-    string, or ``"all"``); ``sizes`` a list of ints or a string like ``"4..40:4"``.
+    string, or ``"all"``); ``sizes`` a list of ints or a string like ``"4..40:4"``;
+    ``instances`` instead of sizes: files, globs or folders (``"hard/*.param"``,
+    ``"diag-12.param@5"``; see ``nqueens_plugins.instances``) or Problems.
     """
     from nqueens_plugins import host, inputs
+    from nqueens_plugins import instances as instance_files
 
+    problems: list[Problem] = []
+    if isinstance(instances, str) or (instances and not isinstance(instances[0], Problem)):
+        problems = instance_files.load(instances)  # type: ignore[arg-type]
+    elif instances:
+        problems = list(instances)  # type: ignore[arg-type]
     size_list = inputs.parse_sizes(sizes) if isinstance(sizes, str) else [inputs.parse_size(n) for n in sizes]
-    grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}))
+    if problems and size_list:
+        raise BadInput("give sizes or instances, not both")
+    grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}), problems)
     records = stream(grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens)
     return records if stream_records else list(records)

@@ -42,6 +42,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "nqueens_plugins.builtin.bitboard",
     "nqueens_plugins.builtin.construction",
     "nqueens_plugins.builtin.swap_search",
+    "nqueens_plugins.builtin.bitset_mrv",
 )
 
 

@@ -1,4 +1,4 @@
-"""Reading what users type: sizes, size lists, fixed queens. Every failure is a BadInput.
+"""Reading what users type: sizes, size lists, fixed queens, blocked squares. Every failure is a BadInput.
 
 These are shared by the CLI and the Python API, so both refuse the same things
 with the same words.
@@ -7,12 +7,11 @@ with the same words.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Problem
-from nqueens_plugins.verify import fixed_queens_error
 
 MAX_N = 200_000_000  # beyond this no board fits in memory; each solver may set a lower max_n
 MAX_SIZES = 10_000  # sizes in one comparison
@@ -66,31 +65,65 @@ def parse_sizes(text: str) -> list[int]:
     return list(dict.fromkeys(sizes))
 
 
-def parse_fixed(text: str | None) -> dict[int, int]:
-    """``C:R,C:R`` (0-based column:row) into a mapping; positions are checked by make_problem."""
-    fixed: dict[int, int] = {}
+def parse_squares(text: str | None, what: str) -> list[tuple[int, int]]:
+    """``C:R,C:R`` (0-based column:row) into a list of squares; positions are checked by make_problem."""
     if text is None or not text.strip():
-        return fixed
+        return []
+    squares = []
     for item in text.split(","):
-        match = re.fullmatch(r"\s*(\d+)\s*:\s*(\d+)\s*", item)
+        match = re.fullmatch(r"\s*(\d{1,9})\s*:\s*(\d{1,9})\s*", item)
         if not match:
-            raise BadInput(f"cannot read fixed queen {item.strip()!r}: expected COLUMN:ROW, 0-based")
-        column, row = int(match.group(1)), int(match.group(2))
+            raise BadInput(f"cannot read {what} {item.strip()!r}: expected COLUMN:ROW, 0-based")
+        squares.append((int(match.group(1)), int(match.group(2))))
+    return squares
+
+
+def parse_fixed(text: str | None) -> dict[int, int]:
+    """``C:R,C:R`` (0-based column:row) into a mapping column -> row."""
+    fixed: dict[int, int] = {}
+    for column, row in parse_squares(text, "fixed queen"):
         if column in fixed:
             raise BadInput(f"two fixed queens in column {column}")
         fixed[column] = row
     return fixed
 
 
-def make_problem(n: object, fixed: Mapping[Any, Any] | None = None) -> Problem:
-    """A validated Problem: a good size, fixed queens on the board and not attacking each other."""
+def parse_blocked(text: str | None) -> list[tuple[int, int]]:
+    """``C:R,C:R`` (0-based column:row): squares where no queen may stand."""
+    return parse_squares(text, "blocked square")
+
+
+def whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def make_problem(
+    n: object,
+    fixed: Mapping[Any, Any] | None = None,
+    blocked: Iterable[Any] = (),
+    source: str | None = None,
+) -> Problem:
+    """A validated Problem: a good size, fixed queens and blocked squares on the board.
+
+    Fixed queens that attack each other, or stand on a blocked square, are
+    accepted: as in CSPLib, such an instance simply has no solution.
+    """
     size = parse_size(n)
+    if fixed is not None and not isinstance(fixed, Mapping):
+        raise BadInput(f"fixed queens are a mapping column -> row, not {type(fixed).__name__}")
     clean: dict[int, int] = {}
     for column, row in (fixed or {}).items():
-        if isinstance(column, bool) or isinstance(row, bool) or not isinstance(column, int) or not isinstance(row, int):
+        if not whole(column) or not whole(row):
             raise BadInput(f"fixed queens map whole-number columns to rows, not {column!r}: {row!r}")
+        if not (0 <= column < size and 0 <= row < size):
+            raise BadInput(f"fixed queen {column}:{row} is off the {size}x{size} board")
         clean[column] = row
-    error = fixed_queens_error(size, clean)
-    if error:
-        raise BadInput(error)
-    return Problem(size, clean)
+    squares = set()
+    for square in blocked:
+        if not isinstance(square, (tuple, list)) or len(square) != 2 or not all(whole(v) for v in square):
+            raise BadInput(f"a blocked square is a (column, row) pair of whole numbers, not {square!r}")
+        column, row = square
+        if not (0 <= column < size and 0 <= row < size):
+            raise BadInput(f"blocked square {column}:{row} is off the {size}x{size} board")
+        squares.add((column, row))
+    return Problem(size, clean, frozenset(squares), source)

@@ -8,6 +8,9 @@ queen of column ``c`` stands in row ``r``, both 0-based.
 from __future__ import annotations
 
 import enum
+import functools
+import hashlib
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,28 +35,102 @@ class Status(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class Problem:
-    """An n-queens instance: an ``n`` x ``n`` board, optionally with queens pre-placed.
+Square: TypeAlias = "tuple[int, int]"  # (column, row), 0-based, like fixed queens
 
-    ``fixed`` maps column -> row. With fixed queens this is the n-queens
-    *completion* problem, which is NP-complete, unlike the plain puzzle.
-    Validation of user input lives in ``nqueens_plugins.inputs``; a Problem that
-    reaches a solver has been checked there.
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """An n-queens instance: an ``n`` x ``n`` board, optionally with queens pre-placed
+    and squares blocked.
+
+    ``fixed`` maps column -> row: the *n-Queens Completion* problem. ``blocked``
+    holds (column, row) squares where no queen may stand: *Blocked n-Queens*
+    (an excluded diagonal is all of its squares blocked). Both variants are
+    NP-complete, unlike the plain puzzle (Gent, Jefferson and Nightingale, JAIR
+    2017). Fixed queens that attack each other or stand on a blocked square make
+    an instance with no solution, not an invalid one.
+
+    ``source`` names where the instance came from (a file, ``file@d``); it is a
+    label only: two problems are equal when their board, fixed queens and blocked
+    squares are, and ``id`` is a short hash of exactly those.
+    Validation of user input lives in ``nqueens_plugins.inputs``.
     """
 
     n: int
     fixed: Mapping[int, int] = field(default_factory=dict)
+    blocked: frozenset[Square] = frozenset()
+    source: str | None = None
 
     def __post_init__(self) -> None:
-        # Freeze the mapping into a plain, sorted dict so that equal problems compare
-        # and serialise equally.
+        # Freeze into canonical forms so that equal problems compare and serialise equally.
         object.__setattr__(self, "fixed", dict(sorted(self.fixed.items())))
+        object.__setattr__(self, "blocked", frozenset(self.blocked))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return (self.n, self.fixed, self.blocked) == (other.n, other.fixed, other.blocked)
+
+    def __hash__(self) -> int:
+        return hash((self.n, tuple(self.fixed.items()), self.blocked))
 
     @property
     def is_plain(self) -> bool:
-        """True for the classic puzzle with nothing pre-placed."""
-        return not self.fixed
+        """True for the classic puzzle: nothing pre-placed, nothing blocked."""
+        return not self.fixed and not self.blocked
+
+    @functools.cached_property
+    def id(self) -> str:
+        """A short content hash: the same instance has the same id wherever it came from."""
+        canonical = json.dumps([self.n, sorted(self.fixed.items()), sorted(self.blocked)], separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+    @property
+    def label(self) -> str:
+        """How tables name the instance: its source, else ``n=N`` for a plain board, else its id."""
+        if self.source:
+            return self.source
+        return f"n={self.n}" if self.is_plain else f"n={self.n} #{self.id}"
+
+    @functools.cached_property
+    def allowed_rows(self) -> tuple[int, ...]:
+        """Per column, a bit mask of the rows a queen may take: not blocked, or just the fixed row.
+
+        Row r is bit r. The bit-mask searches start from these; a plain board
+        gives ``(1 << n) - 1`` everywhere.
+        """
+        full = (1 << self.n) - 1
+        masks = [full] * self.n
+        for column, row in self.blocked:
+            masks[column] &= ~(1 << row)
+        for column, row in self.fixed.items():
+            masks[column] &= 1 << row
+        return tuple(masks)
+
+    def contradiction(self) -> str | None:
+        """Why this instance obviously has no solution (fixed queens attacking each other or
+        blocked, a column or row with every square blocked), or None.
+
+        Solvers use it to answer at once; the verifier does its own check.
+        """
+        seen: dict[tuple[str, int], int] = {}
+        for column, row in self.fixed.items():
+            if (column, row) in self.blocked:
+                return f"fixed queen {column}:{row} stands on a blocked square"
+            for key in (("row", row), ("diagonal", row + column), ("anti-diagonal", row - column)):
+                if key in seen:
+                    return f"fixed queens {seen[key]}:{self.fixed[seen[key]]} and {column}:{row} attack each other"
+                seen[key] = column
+        if self.blocked:
+            open_rows = 0
+            for column, mask in enumerate(self.allowed_rows):
+                if not mask:
+                    return f"every square of column {column} is blocked"
+                open_rows |= mask
+            if open_rows != (1 << self.n) - 1:
+                row = next(r for r in range(self.n) if not open_rows >> r & 1)
+                return f"every square of row {row} is blocked"
+        return None
 
 
 @dataclass

@@ -24,15 +24,23 @@ from pathlib import Path
 from typing import IO, Any
 
 from nqueens_plugins.errors import BadInput
+from nqueens_plugins.problem import Problem
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
 
 
 def run_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What makes two runs the same run: solver variant, n, fixed queens, trial, seed."""
-    fixed = json.dumps(record.get("fixed") or {}, sort_keys=True)
-    return (record["solver"], int(record["n"]), fixed, int(record["trial"]), int(record["seed"]))
+    """What makes two runs the same run: solver variant, instance, trial, seed.
+
+    The instance is its content hash; records written before instances had one
+    (plain boards and ``--fixed``) get it computed from n and the fixed queens.
+    """
+    instance = record.get("instance")
+    if not isinstance(instance, str):
+        fixed = {int(c): int(r) for c, r in (record.get("fixed") or {}).items()}
+        instance = Problem(int(record["n"]), fixed).id
+    return (record["solver"], int(record["n"]), instance, int(record["trial"]), int(record["seed"]))
 
 
 def environment(command: str | None) -> dict[str, Any]:

@@ -26,14 +26,23 @@ if TYPE_CHECKING:
     from nqueens_plugins.registry import Registry
     from nqueens_plugins.run import CountResult, Result
 
-QUEEN, FIXED_QUEEN, EMPTY = "♛", "♕", "·"
+QUEEN, FIXED_QUEEN, EMPTY, BLOCKED = "♛", "♕", "·", "▪"
 
 
-def render_board(queens: Sequence[int] | np.ndarray, fixed: Mapping[int, int] | None = None) -> str:
-    """Rows top to bottom, columns left to right; fixed queens drawn hollow."""
-    n = len(queens)
+def render_board(
+    queens: Sequence[int] | np.ndarray | None,
+    fixed: Mapping[int, int] | None = None,
+    blocked: Iterable[tuple[int, int]] = (),
+    n: int | None = None,
+) -> str:
+    """Rows top to bottom, columns left to right; fixed queens drawn hollow, blocked squares as ▪."""
+    n = len(queens) if queens is not None else (n or 0)
     grid = [[EMPTY] * n for _ in range(n)]
-    for column, row in enumerate(queens):
+    for column, row in blocked:
+        grid[row][column] = BLOCKED
+    for column, row in (fixed or {}).items():
+        grid[row][column] = FIXED_QUEEN
+    for column, row in enumerate(queens if queens is not None else ()):
         if 0 <= int(row) < n:
             grid[int(row)][column] = FIXED_QUEEN if fixed and column in fixed else QUEEN
     return "\n".join(" ".join(line) for line in grid)
@@ -48,7 +57,8 @@ def format_counters(counters: Mapping[str, Any]) -> str:
 
 def result_summary(result: Result) -> str:
     verdict = {True: "verified", False: "REJECTED by the verifier", None: "nothing to verify"}[result.verified]
-    lines = [f"{result.solver} on {result.n}x{result.n}: {result.status}, {verdict} (seed {result.seed})"]
+    board = f"{result.n}x{result.n}" if result.problem.is_plain else f"{result.problem.label} ({result.n}x{result.n})"
+    lines = [f"{result.solver} on {board}: {result.status}, {verdict} (seed {result.seed})"]
     if result.reason:
         lines.append(f"  {result.reason}")
     figures = f"iterations {result.iterations:,} · moves {result.moves:,}"
@@ -64,11 +74,14 @@ def count_summary(result: CountResult) -> str:
     status = "" if result.status == "solved" else f" ({result.status}: a lower bound)"
     if result.status == "invalid":
         check = f"WRONG: {result.reason}"
-    elif result.verified:
+    elif result.verified and result.problem.is_plain:
         check = "matches OEIS " + ("A002562" if result.unique else "A000170")
+    elif result.verified:
+        check = "confirmed: the instance is impossible on its face"
     else:
         check = result.reason or "not checked"
-    lines = [f"{result.solver} counted {shown} {what} for n = {result.n}{status}; {check}"]
+    board = f"n = {result.n}" if result.problem.is_plain else f"{result.problem.label} (n = {result.n})"
+    lines = [f"{result.solver} counted {shown} {what} for {board}{status}; {check}"]
     figures = f"iterations {result.iterations:,}"
     if result.counters:
         figures += " · " + format_counters(result.counters)
@@ -137,6 +150,7 @@ def format_default(value: Any) -> str:
 class SummaryRow:
     solver: str
     n: int
+    instance: str | None  # None for plain boards; else the instance's file (or n and content hash)
     runs: int
     solved: int
     success_rate: float
@@ -164,14 +178,21 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def instance_label(record: Mapping[str, Any]) -> str | None:
+    """How a record's instance is named in tables: None for a plain board."""
+    if not record.get("fixed") and not record.get("blocked"):
+        return None
+    return record.get("source") or f"n={record['n']} #{record.get('instance') or '?'}"
+
+
 def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
-    """One row per solver variant and n. Seconds are the harness's wall-clock per run."""
-    groups: dict[tuple[str, int], list[Mapping[str, Any]]] = defaultdict(list)
+    """One row per solver variant and board (n, or instance). Seconds are the harness's wall-clock per run."""
+    groups: dict[tuple[str, int, str], list[Mapping[str, Any]]] = defaultdict(list)
     for record in records:
-        groups[(str(record["solver"]), int(record["n"]))].append(record)
+        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "")].append(record)
     rows = []
-    for solver, n in sorted(groups):
-        runs = groups[(solver, n)]
+    for solver, n, instance in sorted(groups):
+        runs = groups[(solver, n, instance)]
         statuses = [r["status"] for r in runs]
         solved = sum(1 for r in runs if r["status"] == "solved" and r.get("verified") is True)
         seconds = np.array([float(r["seconds"]) for r in runs])
@@ -181,6 +202,7 @@ def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
             SummaryRow(
                 solver=solver,
                 n=n,
+                instance=instance or None,
                 runs=len(runs),
                 solved=solved,
                 success_rate=solved / len(runs),
@@ -201,7 +223,7 @@ def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
 
 
 COLUMNS = (
-    ("solver", "solver"), ("n", "n"), ("runs", "runs"), ("solved", "solved"),
+    ("solver", "solver"), ("n", "n"), ("instance", "instance"), ("runs", "runs"), ("solved", "solved"),
     ("success", "success (95% CI)"), ("median_seconds", "median s"), ("p90_seconds", "p90 s"),
     ("mean_iterations", "mean iterations"), ("mean_moves", "mean moves"),
     ("no_solution", "no-sol"), ("gave_up", "gave-up"), ("timed_out", "timed-out"),
@@ -217,7 +239,7 @@ def format_cells(row: SummaryRow) -> list[str]:
 
     success = f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
     return [
-        row.solver, str(row.n), str(row.runs), str(row.solved), success,
+        row.solver, str(row.n), row.instance or "-", str(row.runs), str(row.solved), success,
         f"{row.median_seconds:.4f}", f"{row.p90_seconds:.4f}",
         number(row.mean_iterations), number(row.mean_moves),
         str(row.no_solution), str(row.gave_up), str(row.timed_out), str(row.error), str(row.invalid),
@@ -235,25 +257,34 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
         for row in rows:
             writer.writerow([getattr(row, field) for field in SummaryRow.__dataclass_fields__])
         return buffer.getvalue().rstrip("\n")
-    headers = [title for _, title in COLUMNS]
+    with_instances = any(row.instance for row in rows)
+    headers = [title for key, title in COLUMNS if with_instances or key != "instance"]
     if fmt == "markdown":
         lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-        lines += ["| " + " | ".join(format_cells(row)) + " |" for row in rows]
+        lines += ["| " + " | ".join(visible_cells(row, with_instances)) + " |" for row in rows]
         return "\n".join(lines)
     table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("solver", overflow="fold", min_width=14)
+    if with_instances:
+        table.add_column("instance", overflow="fold", min_width=14)
     for header in ("n", "runs", "solved (95% CI)", "median s", "p90 s", "iterations", "moves", "other outcomes"):
         table.add_column(header, justify="right" if header != "other outcomes" else "left")
     for row in rows:
         cells = format_cells(row)
+        instance = [Text(row.instance or "-")] if with_instances else []
         other = ", ".join(
             f"{count} {label}" for label, count in (
                 ("no-solution", row.no_solution), ("gave-up", row.gave_up), ("timed-out", row.timed_out),
                 ("error", row.error), ("invalid", row.invalid),
             ) if count
         )  # fmt: skip
-        table.add_row(Text(cells[0]), *cells[1:3], cells[4], *cells[5:9], other or "-")
+        table.add_row(Text(cells[0]), *instance, cells[1], cells[3], cells[5], *cells[6:10], other or "-")
     return table
+
+
+def visible_cells(row: SummaryRow, with_instances: bool) -> list[str]:
+    cells = format_cells(row)
+    return cells if with_instances else cells[:2] + cells[3:]
 
 
 def crosscheck_table(checks: Sequence[Check]) -> Table:

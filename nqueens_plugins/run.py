@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -27,14 +27,28 @@ INVALID = "invalid"  # the verifier rejected the answer
 QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
 
 
-def derive_seed(seed: int, solver: str, n: int, trial: int) -> int:
-    """The seed of one run, from (seed, solver, n, trial): stable across processes and runs.
+def derive_seed(seed: int, solver: str, problem: Problem, trial: int) -> int:
+    """The seed of one run, from (seed, solver, instance, trial): stable across processes and runs.
 
-    Variants of one solver share it, so ``annealing[cooling=0.99]`` and plain
+    A plain board is named by its n; any other instance by n and its content
+    hash, so instances of one size get different random streams. Variants of
+    one solver share the seed, so ``annealing[cooling=0.99]`` and plain
     ``annealing`` start from the same random board: options are compared fairly.
     """
-    digest = hashlib.sha256(f"{seed}|{solver}|{n}|{trial}".encode()).digest()
+    instance = str(problem.n) if problem.is_plain else f"{problem.n}#{problem.id}"
+    digest = hashlib.sha256(f"{seed}|{solver}|{instance}|{trial}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def instance_fields(problem: Problem) -> dict[str, Any]:
+    """What a record says of its instance: our JSON form's fields, the content hash, the source."""
+    return {
+        "n": problem.n,
+        "fixed": {str(c): r for c, r in problem.fixed.items()},
+        "blocked": [list(square) for square in sorted(problem.blocked)],
+        "instance": problem.id,
+        "source": problem.source,
+    }
 
 
 @dataclass
@@ -44,8 +58,7 @@ class Result:
     solver: str  # the variant's label, e.g. simulated-annealing[cooling=0.99]
     name: str
     options: dict[str, Any]
-    n: int
-    fixed: dict[int, int]
+    problem: Problem
     seed: int
     trial: int
     status: str
@@ -58,14 +71,22 @@ class Result:
     seconds: float = 0.0
 
     @property
+    def n(self) -> int:
+        return self.problem.n
+
+    @property
+    def fixed(self) -> dict[int, int]:
+        return dict(self.problem.fixed)
+
+    @property
     def solved(self) -> bool:
         return self.status == Status.SOLVED.value and self.verified is True
 
     def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:
         """A JSON-ready dict; queens are left out above QUEENS_KEPT_UP_TO unless ``keep_queens``."""
         keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["fixed"] = {str(c): r for c, r in self.fixed.items()}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "problem"}
+        data.update(instance_fields(self.problem))
         data["queens"] = self.queens.tolist() if keep and self.queens is not None else None
         data["options"] = dict(self.options)
         data["counters"] = dict(self.counters)
@@ -77,6 +98,8 @@ def check_runnable(variant: Variant, problem: Problem) -> None:
     solver = variant.solver
     if problem.fixed and not solver.supports_fixed:
         raise BadInput(f"{solver.name} cannot honour fixed queens")
+    if problem.blocked and not getattr(solver, "supports_blocked", False):
+        raise BadInput(f"{solver.name} cannot honour blocked squares")
     reason = solver.precheck(problem.n, variant.options)
     if reason:
         raise BadInput(reason)
@@ -93,7 +116,7 @@ class Executed:
 
 def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: Budget) -> Executed:
     """Call the solver, catching anything it raises. The budget's clock starts here."""
-    rng = random.Random(derive_seed(seed, variant.name, problem.n, trial))
+    rng = random.Random(derive_seed(seed, variant.name, problem, trial))
     budget = budget.restarted()
     start = time.perf_counter()
     try:
@@ -106,8 +129,8 @@ def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: B
 def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
     """Verify what a solver returned and make the record of the run."""
     base: dict[str, Any] = dict(
-        solver=variant.label, name=variant.name, options=dict(variant.given), n=problem.n,
-        fixed=dict(problem.fixed), seed=seed, trial=trial, seconds=executed.seconds,
+        solver=variant.label, name=variant.name, options=dict(variant.given), problem=problem,
+        seed=seed, trial=trial, seconds=executed.seconds,
     )  # fmt: skip
     if executed.error is not None:
         return Result(**base, status=ERROR, verified=None, reason=executed.error, queens=None)
@@ -175,8 +198,7 @@ def run(
 @dataclass
 class CountResult:
     solver: str
-    n: int
-    fixed: dict[int, int]
+    problem: Problem
     unique: bool
     status: str
     solutions: int | None
@@ -186,9 +208,13 @@ class CountResult:
     counters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
 
+    @property
+    def n(self) -> int:
+        return self.problem.n
+
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["fixed"] = {str(c): r for c, r in self.fixed.items()}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "problem"}
+        data.update(instance_fields(self.problem))
         return data
 
 
@@ -199,12 +225,12 @@ def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: 
         raise BadInput(f"{variant.label} cannot count solutions (it is not a complete counting solver)")
     if unique and not solver.counts_unique:
         raise BadInput(f"{variant.label} cannot count solutions up to symmetry (--unique)")
-    if unique and problem.fixed:
-        raise BadInput("--unique counts classes of plain boards; it does not take fixed queens")
+    if unique and not problem.is_plain:
+        raise BadInput("--unique counts classes of plain boards; it does not take fixed queens or blocked squares")
     check_runnable(variant, problem)
     budget = Budget(timeout)
     start = time.perf_counter()
-    base: dict[str, Any] = dict(solver=variant.label, n=problem.n, fixed=dict(problem.fixed), unique=unique)
+    base: dict[str, Any] = dict(solver=variant.label, problem=problem, unique=unique)
     try:
         counted = solver.count(problem, budget, dict(variant.options), unique)
     except Exception as exc:  # noqa: BLE001

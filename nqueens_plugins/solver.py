@@ -102,6 +102,7 @@ class Solver:
     complete: ClassVar[bool] = False  # can prove no-solution (and, unless can_count is False, count)
     can_count: ClassVar[bool | None] = None  # None: same as complete
     supports_fixed: ClassVar[bool] = True  # honours pre-placed queens
+    supports_blocked: ClassVar[bool] = False  # never places a queen on a blocked square (opt in)
     counts_unique: ClassVar[bool] = False  # can count up to rotation and reflection
     max_n: ClassVar[int | None] = None  # the largest board this solver accepts
     options: ClassVar[tuple[Option, ...]] = ()

@@ -10,14 +10,16 @@ cannot be checked on the board itself are checked against known facts:
 * solution counts against OEIS A000170 (all solutions) and A002562 (solutions
   up to rotation and reflection), n = 1..27.
 
-A no-solution claim for a completion instance (fixed queens that do not attack
-each other) cannot be settled in O(n); it is reported as unchecked here and
-settled by ``nqueens cross-check`` against the other complete solvers.
+A no-solution claim for a completion or blocked instance is accepted here only
+when the instance is contradictory on its face (fixed queens attacking each
+other or standing on a blocked square, a whole row or column blocked). Otherwise
+deciding it is NP-complete: it is reported as unchecked here and settled by
+``nqueens cross-check`` against at least two complete solvers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,8 +65,14 @@ class Verdict:
 ACCEPTED = Verdict(True)
 
 
-def board_error(n: int, queens: Sequence[int] | np.ndarray, fixed: dict[int, int] | None = None) -> str | None:
-    """Why ``queens`` is not a solution of the n x n board with ``fixed`` queens, or None."""
+def board_error(
+    n: int,
+    queens: Sequence[int] | np.ndarray,
+    fixed: dict[int, int] | None = None,
+    blocked: Iterable[tuple[int, int]] = (),
+) -> str | None:
+    """Why ``queens`` is not a solution of the n x n board with ``fixed`` queens and
+    ``blocked`` (column, row) squares, or None."""
     try:
         board = np.asarray(queens)
     except Exception:  # noqa: BLE001 - garbage in gets a reason, not a traceback
@@ -90,6 +98,14 @@ def board_error(n: int, queens: Sequence[int] | np.ndarray, fixed: dict[int, int
     for column, row in (fixed or {}).items():
         if int(board[column]) != row:
             return f"fixed queen of column {column} must stay in row {row}, found row {int(board[column])}"
+    squares = np.asarray(sorted(blocked), dtype=np.int64).reshape(-1, 2)
+    if len(squares):
+        inside = (squares[:, 0] >= 0) & (squares[:, 0] < n)
+        squares = squares[inside]
+        hit = np.flatnonzero(board[squares[:, 0]] == squares[:, 1])
+        if len(hit):
+            column, row = (int(v) for v in squares[hit[0]])
+            return f"queen of column {column} stands on the blocked square {column}:{row}"
     columns = np.arange(n, dtype=np.int64)
     for label, line, offset in (
         ("row", board, 0),
@@ -123,19 +139,18 @@ def verify_outcome(problem: Problem, outcome: Outcome, complete: bool = False) -
     if status is Status.SOLVED:
         if outcome.queens is None:
             return Verdict(False, "claims solved but gives no queens")
-        error = board_error(problem.n, outcome.queens, dict(problem.fixed))
+        error = board_error(problem.n, outcome.queens, dict(problem.fixed), problem.blocked)
         return Verdict(False, error) if error else ACCEPTED
     if status is Status.NO_SOLUTION:
         if not complete:
             return Verdict(False, "claims no-solution but the solver is not complete")
-        attack = fixed_queens_error(problem.n, dict(problem.fixed))
-        if attack is not None:
-            return ACCEPTED  # the fixed queens already make the board impossible
+        if instance_contradiction(problem) is not None:
+            return ACCEPTED  # the instance is impossible on its face
         if problem.is_plain:
             if problem.n in (2, 3):
                 return ACCEPTED
             return Verdict(False, f"claims no-solution, but n = {problem.n} has solutions")
-        return Verdict(None, "no-solution for a completion instance is settled by cross-check")
+        return Verdict(None, "no-solution for this instance is settled by cross-check")
     return Verdict(None)  # gave-up and timed-out claim nothing
 
 
@@ -148,7 +163,11 @@ def verify_count(problem: Problem, count: Count) -> Verdict:
     if Status(count.status) is not Status.SOLVED:
         return Verdict(None, "the count did not finish")
     if not problem.is_plain:
-        return Verdict(None, "counts of completion instances are settled by cross-check")
+        if instance_contradiction(problem) is not None:
+            return ACCEPTED if int(count.solutions) == 0 else Verdict(
+                False, f"counted {int(count.solutions):,} solutions of an impossible instance"
+            )
+        return Verdict(None, "counts of completion and blocked instances are settled by cross-check")
     expected = known_count(problem.n, count.unique)
     if expected is None:
         return Verdict(None, f"no published count for n = {problem.n}")
@@ -156,6 +175,31 @@ def verify_count(problem: Problem, count: Count) -> Verdict:
         sequence = "A002562" if count.unique else "A000170"
         return Verdict(False, f"counted {int(count.solutions):,}, but {sequence} gives {expected:,} for n = {problem.n}")
     return ACCEPTED
+
+
+def instance_contradiction(problem: Problem) -> str | None:
+    """Why ``problem`` has no solution on its face, or None. Written apart from
+    ``Problem.contradiction`` (which solvers use), so the two check each other."""
+    n = problem.n
+    fixed = dict(problem.fixed)
+    attack = fixed_queens_error(n, fixed)
+    if attack is not None:
+        return attack
+    on_blocked = [f"{c}:{r}" for c, r in fixed.items() if (c, r) in problem.blocked]
+    if on_blocked:
+        return f"fixed queen {on_blocked[0]} stands on a blocked square"
+    if problem.blocked:
+        open_squares = np.ones((n, n), dtype=bool)  # [column, row]
+        squares = np.asarray(sorted(problem.blocked), dtype=np.int64).reshape(-1, 2)
+        open_squares[squares[:, 0], squares[:, 1]] = False
+        for column, row in fixed.items():
+            open_squares[column, :] = False
+            open_squares[column, row] = True
+        for axis, line in ((1, "column"), (0, "row")):
+            empty = np.flatnonzero(~open_squares.any(axis=axis))
+            if len(empty):
+                return f"every square of {line} {int(empty[0])} is blocked"
+    return None
 
 
 def fixed_queens_error(n: int, fixed: dict[int, int]) -> str | None:

@@ -63,7 +63,8 @@ def test_rejected_answer_exits_three(run_cli, fake_distribution) -> None:
         (["solve", "-s", "min-conflicts[max_steps=lots]", "-n", "8"], "whole number"),
         (["solve", "-s", "backtracking", "-n", "8", "--fixed", "0:9"], "off the 8x8 board"),
         (["solve", "-s", "backtracking", "-n", "8", "--fixed", "0:1,0:2"], "two fixed queens in column 0"),
-        (["solve", "-s", "backtracking", "-n", "8", "--fixed", "0:0,2:2"], "attack each other"),
+        (["solve", "-s", "backtracking", "-n", "8", "--blocked", "8:0"], "off the 8x8 board"),
+        (["solve", "-s", "swap-search", "-n", "8", "--blocked", "1:1"], "cannot honour blocked squares"),
         (["solve", "-s", "backtracking", "-n", "8", "--fixed", "a:b"], "COLUMN:ROW"),
         (["solve", "-s", "backtracking", "-n", "8", "--timeout", "-1"], "positive"),
         (["solve", "-n", "8"], "Missing option"),
@@ -77,6 +78,14 @@ def test_bad_input_is_one_line_and_exit_two(run_cli, args: list[str], words: str
     assert err.count("\n") == 1 and err.startswith("nqueens: error: ")
     assert words in err
     assert "Traceback" not in err + out
+
+
+def test_attacking_fixed_queens_are_an_instance_with_no_solution(run_cli) -> None:
+    # As CSPLib defines the completion problem: not an input error, a proved no-solution.
+    code, out, err = run_cli("solve", "-s", "backtracking", "-n", "8", "--fixed", "0:0,2:2")
+    assert code == 1 and "no-solution, verified" in out
+    code, out, err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--fixed", "0:0,2:2")
+    assert code == 1 and "gave-up" in out
 
 
 def test_plugins_listing(run_cli) -> None:

@@ -7,7 +7,9 @@ min(1, e^(dE/T)): always when it does not make things worse, sometimes when it
 does, less often as T falls. T starts at T0 = n^2 and is multiplied by the
 cooling factor 0.95 after every step, never below the floor 0.01. The run
 ends solved at E = 0, or gives up after ``max_steps`` = 50 000 steps. All four
-numbers are options. It is incomplete: n = 2 and 3 end in ``gave-up``.
+numbers are options. It is incomplete: n = 2 and 3 (and unsatisfiable
+instances) end in ``gave-up``. Fixed queens are never proposed; a queen with
+blocked squares in its column is proposed only its open rows.
 
 Counts: one **iteration** is one step of the schedule (a proposal, accepted or
 not). One **move** is an accepted proposal (a queen moved). Counters:
@@ -18,12 +20,14 @@ Each proposal is scored in O(1) from incremental row and diagonal counts.
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from nqueens_plugins.builtin.board import open_rows_of
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -37,6 +41,7 @@ CHECK_EVERY = 1024  # steps between budget polls
 class SimulatedAnnealing(Solver):
     name = "simulated-annealing"
     summary = "Random moves, worse ones accepted with probability e^(dE/T) as T cools."
+    supports_blocked = True
     max_n = 10_000_000
     bytes_per_queen = 200  # peak resident bytes per queen; measured 142 at n = 10^6
     options = (
@@ -48,10 +53,17 @@ class SimulatedAnnealing(Solver):
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         n = problem.n
-        free = [c for c in range(n) if c not in problem.fixed]
+        if problem.contradiction() is not None:
+            return Outcome(Status.GAVE_UP, None, 0, 0, {"accepted_worse": 0, "final_temperature": 0.0})
+        # Rows a free queen may take, for the columns with blocked squares; a column
+        # left with one open row has nowhere to move and is not proposed.
+        open_rows: dict[int, list[int]] = {c: rows.tolist() for c, rows in open_rows_of(problem).items()}
+        free = [c for c in range(n) if c not in problem.fixed and len(open_rows.get(c, range(n))) > 1]
         queens = [problem.fixed.get(c, 0) for c in range(n)]
-        for column in free:
-            queens[column] = rng.randrange(n)
+        for column in range(n):
+            if column not in problem.fixed:
+                choices = open_rows.get(column)
+                queens[column] = rng.randrange(n) if choices is None else choices[rng.randrange(len(choices))]
         rows = [0] * n
         diagonals = [0] * (2 * n - 1)
         anti = [0] * (2 * n - 1)
@@ -81,9 +93,16 @@ class SimulatedAnnealing(Solver):
             steps += 1
             column = free[rng.randrange(len(free))]
             old = queens[column]
-            new = rng.randrange(n - 1)
-            if new >= old:
-                new += 1  # a uniformly random row other than the current one
+            choices = open_rows.get(column)
+            if choices is None:
+                new = rng.randrange(n - 1)
+                if new >= old:
+                    new += 1  # a uniformly random row other than the current one
+            else:  # a uniformly random open row other than the current one (open rows are sorted)
+                index = rng.randrange(len(choices) - 1)
+                if index >= bisect.bisect_left(choices, old):
+                    index += 1
+                new = choices[index]
             leave = rows[old] + diagonals[old + column] + anti[old - column + n - 1] - 3
             join = rows[new] + diagonals[new + column] + anti[new - column + n - 1]
             improvement = leave - join  # dE = E(current) - E(proposed)

@@ -81,10 +81,16 @@ def initial_masks(problem: Problem) -> tuple[int, int, int]:
 
 
 def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
-    """Lowest-row-first depth-first search over the free columns, left to right."""
+    """Lowest-row-first depth-first search over the free columns, left to right.
+
+    Blocked squares are left out of each column's rows from the start
+    (``Problem.allowed_rows``), so they cost nothing per node.
+    """
     n = problem.n
-    full = (1 << n) - 1
+    if problem.contradiction() is not None:
+        return SearchResult(Status.NO_SOLUTION)
     free = [c for c in range(n) if c not in problem.fixed]
+    allowed = [problem.allowed_rows[c] for c in free]
     depth_count = len(free)
     rows, diagonals, anti = initial_masks(problem)
     queens = [problem.fixed.get(c, -1) for c in range(n)]
@@ -93,7 +99,7 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     shifts = [n - 1 - c for c in free]
     available = [0] * depth_count
     placed = [0] * depth_count
-    available[0] = full & ~(rows | (diagonals >> free[0]) | (anti >> shifts[0]))
+    available[0] = allowed[0] & ~(rows | (diagonals >> free[0]) | (anti >> shifts[0]))
     moves = backtracks = solutions = 0
     poll = CHECK_EVERY
     iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
@@ -133,7 +139,7 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
         diagonals |= bit << free[depth]
         anti |= bit << shifts[depth]
         depth += 1
-        available[depth] = full & ~(rows | (diagonals >> free[depth]) | (anti >> shifts[depth]))
+        available[depth] = allowed[depth] & ~(rows | (diagonals >> free[depth]) | (anti >> shifts[depth]))
     status = Status.SOLVED if solutions and not first else Status.NO_SOLUTION
     return SearchResult(status, None, solutions, moves, backtracks)
 
@@ -159,15 +165,16 @@ class Frame:
 def forward_check(problem: Problem, budget: Budget, first: bool, order: str, values: str) -> SearchResult:
     """Forward checking over bit-mask domains with an undo trail."""
     n = problem.n
-    full = (1 << n) - 1
+    if problem.contradiction() is not None:
+        return SearchResult(Status.NO_SOLUTION)
     fixed_rows, fixed_diagonals, fixed_anti = initial_masks(problem)
     domains = [0] * n
     unassigned: set[int] = set()
     for column in range(n):
         if column in problem.fixed:
             continue
-        blocked = fixed_rows | (fixed_diagonals >> column) | (fixed_anti >> (n - 1 - column))
-        domains[column] = full & ~blocked
+        attacked = fixed_rows | (fixed_diagonals >> column) | (fixed_anti >> (n - 1 - column))
+        domains[column] = problem.allowed_rows[column] & ~attacked
         unassigned.add(column)
     static_order = sorted(unassigned)
     queens = [problem.fixed.get(c, -1) for c in range(n)]
@@ -280,6 +287,7 @@ class CountingSolver(Solver):
     """A complete search that counts by running on past the first solution."""
 
     complete = True
+    supports_blocked = True
 
     def search(self, problem: Problem, budget: Budget, options: Mapping[str, Any], first: bool) -> SearchResult:
         raise NotImplementedError

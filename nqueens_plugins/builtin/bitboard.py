@@ -3,8 +3,10 @@
 The board is filled column by column; three machine words say which rows are
 taken and which rows the two diagonals through the next column attack, so the
 free rows of a column are ``~(rows | diagonals | anti)`` and each step is a
-handful of bit operations (Richards' formulation). Counting uses the mirror
-symmetry of plain boards: only first queens in the top half of the first
+handful of bit operations (Richards' formulation). Fixed queens and blocked
+squares are one more mask per column (``Problem.allowed_rows``), and-ed in at
+each node, so the same kernel counts completion and blocked instances at the
+same speed per node. Counting uses the mirror symmetry of plain boards: only first queens in the top half of the first
 column are searched and counted twice (with the middle row handled apart for
 odd n), halving the work.
 
@@ -67,17 +69,11 @@ def estimate_count_seconds(n: int) -> float:
     return solutions / SOLUTIONS_PER_SECOND
 
 
-def allowed_rows(problem: Problem) -> list[int]:
-    """Per column, the rows a queen may take: all, or just the fixed queen's."""
-    full = (1 << problem.n) - 1
-    return [1 << problem.fixed[c] if c in problem.fixed else full for c in range(problem.n)]
-
-
 def split(problem: Problem, depth: int) -> list[Task]:
     """Subtrees after the first ``depth`` columns, with their weights under the mirror."""
     n = problem.n
     full = (1 << n) - 1
-    allowed = allowed_rows(problem)
+    allowed = list(problem.allowed_rows)
     tasks: list[Task] = []
 
     def extend(rows: int, diagonals: int, anti: int, column: int, weight: int, prefix: tuple[int, ...]) -> None:
@@ -91,7 +87,7 @@ def split(problem: Problem, depth: int) -> list[Task]:
         row = bit.bit_length() - 1
         extend(rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, column + 1, weight, prefix + (row,))
 
-    if problem.fixed or n < 2:
+    if not problem.is_plain or n < 2:
         extend(0, 0, 0, 0, 1, ())
         return tasks
     # Mirror symmetry: rows r and n-1-r are interchangeable on a plain board, so
@@ -153,7 +149,7 @@ def solutions(problem: Problem, tasks: list[Task]) -> Iterator[tuple[int, ...]]:
     """Each solution below the given tasks once (mirror images are not produced)."""
     n = problem.n
     full = (1 << n) - 1
-    allowed = allowed_rows(problem)
+    allowed = list(problem.allowed_rows)
     for rows0, diagonals0, anti0, column0, _, prefix in tasks:
         board = list(prefix) + [0] * (n - column0)
 
@@ -199,6 +195,7 @@ class Bitboard(Solver):
     name = "bitboard"
     summary = "Exact counting with bit masks and the mirror symmetry, split across processes."
     complete = True
+    supports_blocked = True
     counts_unique = True
     max_n = MAX_N
     options = (
@@ -216,6 +213,8 @@ class Bitboard(Solver):
     def count(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool) -> Count:
         if unique and not problem.is_plain:
             raise ValueError("unique counts are defined for plain boards only")
+        if problem.contradiction() is not None:
+            return Count(Status.SOLVED, 0, False, 0, {"subtrees": 0, "workers": 1})
         n = problem.n
         kernel = "numba" if use_numba(options) and (n >= 10 or options["kernel"] == "numba") else "python"
         if unique:
@@ -227,7 +226,7 @@ class Bitboard(Solver):
         workers = options["workers"] or os.cpu_count() or 1
         if len(tasks) < 2 or n < 12:
             workers = 1  # starting processes costs more than these small counts
-        allowed = allowed_rows(problem)
+        allowed = list(problem.allowed_rows)
         if workers == 1:
             total, done = 0, 0
             for task in tasks:

@@ -9,6 +9,10 @@ pairs, sum over lines of k(k-1)/2, and it is kept up to date on every move.
 
 For vectorised scoring, the attack counts of every square of column ``c`` are
 three contiguous slices: ``rows + diagonals[c:c+n] + anti[n-1-c:2n-1-c]``.
+
+Blocked squares (Blocked n-Queens, excluded diagonals) are never a queen's
+place: random boards draw from each column's open rows, and every score of a
+blocked square carries ``FORBIDDEN``, so no method ever chooses one.
 """
 
 from __future__ import annotations
@@ -20,6 +24,18 @@ import numpy as np
 
 from nqueens_plugins.problem import Problem
 
+FORBIDDEN = 1 << 40  # added to the attack count of a blocked square: never the least attacked
+
+
+def open_rows_of(problem: Problem) -> dict[int, np.ndarray]:
+    """For each free column that has blocked squares, the rows still open in it."""
+    blocked_in: dict[int, list[int]] = {}
+    for column, row in problem.blocked:
+        if column not in problem.fixed:
+            blocked_in.setdefault(column, []).append(row)
+    rows = np.arange(problem.n)
+    return {column: np.setdiff1d(rows, blocked) for column, blocked in blocked_in.items()}
+
 
 def numpy_rng(rng: random.Random) -> np.random.Generator:
     """A numpy generator drawn from the host's rng, so runs stay reproducible."""
@@ -29,10 +45,18 @@ def numpy_rng(rng: random.Random) -> np.random.Generator:
 class ConflictBoard:
     """A full board with incremental row and diagonal counts (numpy arrays)."""
 
-    def __init__(self, n: int, queens: np.ndarray, fixed: Mapping[int, int]) -> None:
+    def __init__(
+        self, n: int, queens: np.ndarray, fixed: Mapping[int, int], open_rows: Mapping[int, np.ndarray] | None = None
+    ) -> None:
         self.n = n
         self.queens = np.asarray(queens, dtype=np.int64).copy()
         self.fixed = dict(fixed)
+        self.open_rows = dict(open_rows or {})  # only the free columns that have blocked squares
+        self.forbidden: dict[int, np.ndarray] = {}  # column -> FORBIDDEN where blocked, 0 where open
+        for column, rows in self.open_rows.items():
+            penalty = np.full(n, FORBIDDEN, dtype=np.int64)
+            penalty[rows] = 0
+            self.forbidden[column] = penalty
         self.free_columns = np.array([c for c in range(n) if c not in self.fixed], dtype=np.int64)
         self.rows = np.bincount(self.queens, minlength=n).astype(np.int64)
         columns = np.arange(n)
@@ -45,12 +69,22 @@ class ConflictBoard:
         self.queen_anti = self.queens - columns + n - 1
 
     @classmethod
-    def random(cls, problem: Problem, generator: np.random.Generator) -> ConflictBoard:
-        """Each free column gets a uniformly random row; fixed queens stand where given."""
+    def random(
+        cls, problem: Problem, generator: np.random.Generator, open_rows: Mapping[int, np.ndarray] | None = None
+    ) -> ConflictBoard:
+        """Each free column gets a uniformly random open row; fixed queens stand where given.
+
+        ``open_rows`` (from ``open_rows_of(problem)``) can be passed in by a
+        caller that restarts often, so it is computed once per run.
+        """
         queens = generator.integers(0, problem.n, size=problem.n)
+        if open_rows is None:
+            open_rows = open_rows_of(problem) if problem.blocked else {}
+        for column, rows in open_rows.items():
+            queens[column] = rows[generator.integers(len(rows))]
         for column, row in problem.fixed.items():
             queens[column] = row
-        return cls(problem.n, queens, problem.fixed)
+        return cls(problem.n, queens, problem.fixed, open_rows)
 
     def attacks(self, column: int, row: int) -> int:
         """Queens other than column's own that attack square (column, row)."""
@@ -63,6 +97,9 @@ class ConflictBoard:
         n = self.n
         counts = self.rows + self.diagonals[column : column + n] + self.anti[n - 1 - column : 2 * n - 1 - column]
         counts[self.queens[column]] -= 3
+        penalty = self.forbidden.get(column)
+        if penalty is not None:
+            counts += penalty
         return counts
 
     def move(self, column: int, row: int) -> None:

@@ -3,7 +3,11 @@
 All four start from a random board (one queen per column, any row) and move one
 queen within its column; the cost is the number of attacking pairs, and a state
 is solved at cost 0. They are incomplete: none can prove that a board has no
-solution, so n = 2 and 3 end in ``gave-up``.
+solution, so n = 2 and 3 (and any unsatisfiable instance) end in ``gave-up``.
+Fixed queens never move; a blocked square is never a candidate row. On hard
+instances plain steepest ascent stalls at once: ``random-restart`` (or
+``steepest-ascent[sideways=S,restarts=R]``) is the member of the family that
+is useful there.
 
 * ``steepest-ascent`` scores all n(n-1) single-queen moves and takes the best,
   breaking ties at random. By default it stops at the first state no move
@@ -37,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng
+from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng, open_rows_of
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -65,6 +69,12 @@ class NeighbourScores:
         self.diagonal_index = rows[None, :] + free[:, None].astype(np.int32)
         self.anti_index = rows[None, :] - free[:, None].astype(np.int32) + (n - 1)
         self.position = np.arange(len(free))
+        self.forbidden: np.ndarray | None = None  # [i, r]: free column i may not take row r
+        if board.forbidden:
+            self.forbidden = np.zeros((len(free), n), dtype=bool)
+            for i, column in enumerate(free.tolist()):
+                if column in board.forbidden:
+                    self.forbidden[i] = board.forbidden[column] > 0
 
     def deltas(self, board: ConflictBoard) -> np.ndarray:
         """deltas[i, r]: cost change if the queen of free column i moves to row r."""
@@ -74,12 +84,15 @@ class NeighbourScores:
         here = attacks[self.position, current] - 3  # the queen does not attack itself
         deltas = attacks - here[:, None]
         deltas[self.position, current] = NOT_A_MOVE
+        if self.forbidden is not None:
+            deltas[self.forbidden] = NOT_A_MOVE
         return deltas
 
 
 class SteepestAscent(Solver):
     name = "steepest-ascent"
     summary = "Best of all n(n-1) single-queen moves until no move improves (hill climbing)."
+    supports_blocked = True
     max_n = 2000
     options = (
         sideways_option(0, "consecutive equal-cost moves allowed; 0 stops on the first plateau"),
@@ -87,8 +100,11 @@ class SteepestAscent(Solver):
     )
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
+        if problem.contradiction() is not None:
+            return Outcome(Status.GAVE_UP, None, 0, 0, {"restarts": 0, "sideways": 0, "evaluated": 0})
         generator = numpy_rng(rng)
-        board = ConflictBoard.random(problem, generator)
+        open_rows = open_rows_of(problem)
+        board = ConflictBoard.random(problem, generator, open_rows)
         scores = NeighbourScores(board)
         free = board.free_columns
         neighbours = len(free) * (problem.n - 1)
@@ -118,7 +134,7 @@ class SteepestAscent(Solver):
                 continue
             if restarts >= options["restarts"]:
                 return outcome(Status.GAVE_UP)
-            board = ConflictBoard.random(problem, generator)
+            board = ConflictBoard.random(problem, generator, open_rows)
             restarts += 1
             iterations += 1
             moves += len(free)
@@ -147,12 +163,16 @@ class RandomRestart(SteepestAscent):
 class FirstChoice(Solver):
     name = "first-choice"
     summary = "Takes the first strictly better move found in random order (stochastic hill climbing)."
+    supports_blocked = True
     max_n = 100_000
     options = (restarts_option(0),)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
+        if problem.contradiction() is not None:
+            return Outcome(Status.GAVE_UP, None, 0, 0, {"restarts": 0, "sideways": 0, "evaluated": 0})
         generator = numpy_rng(rng)
-        board = ConflictBoard.random(problem, generator)
+        open_rows = open_rows_of(problem)
+        board = ConflictBoard.random(problem, generator, open_rows)
         free = board.free_columns
         iterations = moves = restarts = evaluated = 0
 
@@ -178,7 +198,7 @@ class FirstChoice(Solver):
                 continue
             if restarts >= options["restarts"]:
                 return outcome(Status.GAVE_UP)
-            board = ConflictBoard.random(problem, generator)
+            board = ConflictBoard.random(problem, generator, open_rows)
             restarts += 1
             iterations += 1
             moves += len(free)

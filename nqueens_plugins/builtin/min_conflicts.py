@@ -4,7 +4,17 @@ Start from a full board; then, repeatedly, pick a random conflicted queen and
 move it to a row of its column attacked by the fewest other queens, breaking
 ties at random (the current row counts too, so a step may leave the queen where
 it is). Solved when no queen is attacked; gives up after ``max_steps``
-(default 100 000). Incomplete: n = 2 and 3 end in ``gave-up``.
+(default max(1000, 100 n)) or at once when provably stuck (every attacked
+queen on the only best row of its column). Incomplete: n = 2 and 3, and every
+unsatisfiable instance, end in ``gave-up``.
+
+On a plain board that is the whole method, as the seed tutorial has it. On an
+instance with fixed queens or blocked squares, pure min-conflicts stalls on
+one board too often to be useful (3 of 10 seeds of an easy n = 12 board with two
+fixed queens), so there two classic remedies are on by default: ``noise``
+(a random-walk step, as in WalkSAT: with that probability the chosen queen
+goes to a random open row instead of its best) and ``restarts`` (a fresh board
+after ``max_steps`` steps or when stuck). Both are options everywhere.
 
 Initial board (option ``init``):
 
@@ -17,9 +27,11 @@ Initial board (option ``init``):
   ~n repairs costs O(n).
 
 Counts: one **iteration** is one repair step (a conflicted queen chosen and
-given its best row). One **move** is one queen placed or moved: the n initial
-placements, then each repair that changes a row. Counters:
-``initial_conflicts`` (attacked queens on the initial board) and ``stuck``.
+given its best row, or a random one on a noise step). One **move** is one
+queen placed or moved: the free queens of each board, then each repair that
+changes a row. Counters: ``initial_conflicts`` (attacked queens on the first
+board), ``stuck`` (the last board was provably stuck), ``restarts`` and
+``noise_steps``.
 
 Speed: the line counts are kept incrementally; the best row of a column is a
 vectorised sum of three slices of those counts (O(n) numpy work, no Python
@@ -38,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng
+from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng, open_rows_of
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -47,10 +59,22 @@ if TYPE_CHECKING:
     from nqueens_plugins.registry import SolverRegister
 
 CHECK_EVERY = 64  # repair steps between clock reads
+# Defaults on instances with fixed queens or blocked squares (chosen in benchmarks/hard_instances.py);
+# plain boards keep the tutorial's method: no noise, no restarts.
+INSTANCE_NOISE = 0.05
+INSTANCE_RESTARTS = 100
 
 
-def greedy_board(problem: Problem, rng: random.Random, tries: int) -> np.ndarray:
-    """Place free queens column by column on unused rows that nothing attacks, if found in ``tries``."""
+def greedy_board(
+    problem: Problem, rng: random.Random, tries: int, open_rows: Mapping[int, np.ndarray] | None = None
+) -> np.ndarray:
+    """Place free queens column by column on unused rows that nothing attacks, if found in ``tries``.
+
+    A queen never takes a blocked square: in a column with blocked squares the
+    rows drawn must be open, and if none of the draws is, the queen takes a
+    random open row (used or not).
+    """
+    open_rows = open_rows or {}
     n = problem.n
     queens = [0] * n
     diagonals = [0] * (2 * n - 1)
@@ -67,18 +91,25 @@ def greedy_board(problem: Problem, rng: random.Random, tries: int) -> np.ndarray
     for column in range(n):
         if column in problem.fixed:
             continue
-        best_index, best_attacks = 0, sys.maxsize
-        for _ in range(tries):
+        best_index, best_attacks = -1, sys.maxsize
+        allowed = open_rows.get(column)
+        allowed_set = None if allowed is None else set(allowed.tolist())
+        for _ in range(tries if unused else 0):
             index = int(draw() * len(unused))
             row = unused[index]
+            if allowed_set is not None and row not in allowed_set:
+                continue
             attacks = diagonals[row + column] + anti[row - column + shift]
             if attacks < best_attacks:
                 best_index, best_attacks = index, attacks
                 if attacks == 0:
                     break
-        row = unused[best_index]
-        unused[best_index] = unused[-1]
-        unused.pop()
+        if best_index < 0:
+            row = int(allowed[int(draw() * len(allowed))]) if allowed is not None else int(draw() * n)
+        else:
+            row = unused[best_index]
+            unused[best_index] = unused[-1]
+            unused.pop()
         queens[column] = row
         diagonals[row + column] += 1
         anti[row - column + shift] += 1
@@ -117,66 +148,96 @@ class ConflictedQueens:
 class MinConflicts(Solver):
     name = "min-conflicts"
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
+    supports_blocked = True
     max_n = 20_000_000
     bytes_per_queen = 200  # peak resident bytes per queen; measured 139 at n = 10^6 with init=greedy
     options = (
         Option("init", str, "random", "initial board", choices=("random", "greedy")),
         Option("greedy_tries", int, 32, "random rows a queen tries with init=greedy", minimum=1),
-        Option("max_steps", int, None, "repair steps before giving up; none means max(1000, 100 n)", minimum=0),
-    )
+        Option("max_steps", int, None, "repair steps per board before giving up; none means max(1000, 100 n)", minimum=0),
+        Option("noise", float, None, "chance a step moves the queen to a random open row; "
+               f"none means 0 on a plain board, {INSTANCE_NOISE} on an instance", minimum=0.0, maximum=1.0),
+        Option("restarts", int, None, "fresh boards after max_steps or when stuck; "
+               f"none means 0 on a plain board, {INSTANCE_RESTARTS} on an instance", minimum=0),
+    )  # fmt: skip
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         n = problem.n
-        generator = numpy_rng(rng)
-        if options["init"] == "greedy":
-            board = ConflictBoard(n, greedy_board(problem, rng, options["greedy_tries"]), problem.fixed)
-        else:
-            board = ConflictBoard.random(problem, generator)
-        fixed = problem.fixed
-        moves = len(board.free_columns)
-        steps = 0
+        plain = problem.is_plain
+        noise = options["noise"] if options["noise"] is not None else (0.0 if plain else INSTANCE_NOISE)
+        restarts_allowed = options["restarts"] if options["restarts"] is not None else (0 if plain else INSTANCE_RESTARTS)
         max_steps = options["max_steps"] if options["max_steps"] is not None else max(1000, 100 * n)
-        step_cap = max_steps
-        if budget.iterations is not None:
-            step_cap = min(step_cap, budget.iterations)
-        conflicted = ConflictedQueens(board.conflicted_columns())
-        initial_conflicts = len(conflicted)
-        # Attacked queens whose current row is their only best row since the last move.
-        # When every attacked queen is pinned, no step can ever move a queen again.
-        pinned: set[int] = set()
+        if problem.contradiction() is not None:
+            return Outcome(Status.GAVE_UP, None, 0, 0, {"initial_conflicts": 0, "stuck": 0, "restarts": 0, "noise_steps": 0})
+        generator = numpy_rng(rng)
+        open_rows = open_rows_of(problem)
+        fixed = problem.fixed
+        steps = moves = restarts = noise_steps = 0
+        initial_conflicts = 0
+        board: ConflictBoard | None = None
+        stuck = False
 
-        def outcome(status: Status, stuck: bool = False) -> Outcome:
-            counters = {"initial_conflicts": initial_conflicts, "stuck": int(stuck)}
-            return Outcome(status, board.queens, steps, moves, counters)
+        def outcome(status: Status) -> Outcome:
+            counters = {"initial_conflicts": initial_conflicts, "stuck": int(stuck), "restarts": restarts,
+                        "noise_steps": noise_steps}  # fmt: skip
+            return Outcome(status, None if board is None else board.queens, steps, moves, counters)
 
-        while conflicted:
-            position = int(generator.integers(len(conflicted)))
-            column = conflicted.items[position]
-            if board.attacks(column, int(board.queens[column])) == 0:
-                conflicted.remove_at(position)
-                continue
-            if steps >= step_cap:
-                return outcome(Status.GAVE_UP if steps >= max_steps else Status.TIMED_OUT)
-            if steps % CHECK_EVERY == 0 and budget.out_of_time():
-                return outcome(Status.TIMED_OUT)
-            attacks = board.column_attacks(column)
-            fewest = attacks.min()
-            ties = np.flatnonzero(attacks == fewest)
-            row = int(ties[generator.integers(len(ties))])
-            steps += 1
-            if row != board.queens[column]:
-                board.move(column, row)
-                moves += 1
-                pinned.clear()
-                if fewest > 0:
-                    for other in board.attackers(column).tolist():
-                        if other not in fixed:
-                            conflicted.add(other)
-            elif len(ties) == 1 and column not in pinned:
-                pinned.add(column)
-                if all(c in pinned or board.attacks(c, int(board.queens[c])) == 0 for c in conflicted.items):
-                    return outcome(Status.GAVE_UP, stuck=True)
-        return outcome(Status.SOLVED)
+        while True:
+            if options["init"] == "greedy":
+                board = ConflictBoard(n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows)
+            else:
+                board = ConflictBoard.random(problem, generator, open_rows)
+            moves += len(board.free_columns)
+            conflicted = ConflictedQueens(board.conflicted_columns())
+            if restarts == 0:
+                initial_conflicts = len(conflicted)
+            board_steps = 0
+            stuck = False
+            # Attacked queens whose current row is their only best row since the last move.
+            # When every attacked queen is pinned (and there is no noise), no step can move a queen again.
+            pinned: set[int] = set()
+            while conflicted:
+                position = int(generator.integers(len(conflicted)))
+                column = conflicted.items[position]
+                if board.attacks(column, int(board.queens[column])) == 0:
+                    conflicted.remove_at(position)
+                    continue
+                if board_steps >= max_steps:
+                    break
+                if budget.iterations is not None and steps >= budget.iterations:
+                    return outcome(Status.TIMED_OUT)
+                if steps % CHECK_EVERY == 0 and budget.out_of_time():
+                    return outcome(Status.TIMED_OUT)
+                attacks = board.column_attacks(column)
+                if noise and generator.random() < noise:
+                    rows = open_rows.get(column)
+                    row = int(generator.integers(n)) if rows is None else int(rows[generator.integers(len(rows))])
+                    fewest, ties = attacks[row], None
+                    noise_steps += 1
+                else:
+                    fewest = attacks.min()
+                    ties = np.flatnonzero(attacks == fewest)
+                    row = int(ties[generator.integers(len(ties))])
+                steps += 1
+                board_steps += 1
+                if row != board.queens[column]:
+                    board.move(column, row)
+                    moves += 1
+                    pinned.clear()
+                    if fewest > 0:
+                        for other in board.attackers(column).tolist():
+                            if other not in fixed:
+                                conflicted.add(other)
+                elif not noise and ties is not None and len(ties) == 1 and column not in pinned:
+                    pinned.add(column)
+                    if all(c in pinned or board.attacks(c, int(board.queens[c])) == 0 for c in conflicted.items):
+                        stuck = True
+                        break
+            else:
+                return outcome(Status.SOLVED)
+            if restarts >= restarts_allowed:
+                return outcome(Status.GAVE_UP)
+            restarts += 1
 
 
 @hookimpl

@@ -33,11 +33,14 @@ if TYPE_CHECKING:
 BATCH_CELLS = 1 << 16  # queens drawn per batch
 
 
-def valid_boards(boards: np.ndarray) -> np.ndarray:
-    """Which rows of ``boards`` (one board per row, queens[c] = r) have no attacking pair."""
+def valid_boards(boards: np.ndarray, blocked: np.ndarray | None = None) -> np.ndarray:
+    """Which rows of ``boards`` (one board per row, queens[c] = r) have no attacking pair
+    and, given ``blocked`` (an n x n [column, row] array), no queen on a blocked square."""
     n = boards.shape[1]
     columns = np.arange(n)
     ok = np.ones(len(boards), dtype=bool)
+    if blocked is not None:
+        ok &= ~blocked[columns, boards].any(axis=1)
     for lines in (boards, boards + columns, boards - columns):
         ordered = np.sort(lines, axis=1)
         ok &= ~np.any(ordered[:, 1:] == ordered[:, :-1], axis=1)
@@ -47,6 +50,7 @@ def valid_boards(boards: np.ndarray) -> np.ndarray:
 class BritishMuseum(Solver):
     name = "british-museum"
     summary = "Random boards until one is valid (the exhaustive-by-luck baseline)."
+    supports_blocked = True
     max_n = 10_000
     options = (
         Option("sampling", str, "columns", "what a random board is", choices=("columns", "permutation")),
@@ -55,11 +59,27 @@ class BritishMuseum(Solver):
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         n = problem.n
+        if problem.contradiction() is not None:
+            return Outcome(Status.GAVE_UP, None, 0, 0)
         generator = numpy_rng(rng)
+        # With blocked squares, sampling=columns draws each queen among its column's open
+        # rows (open_table[i, k]: the k-th open row of free column i); a permutation may
+        # land on a blocked square, and such a board is not valid.
+        blocked = open_table = open_counts = None
+        if problem.blocked:
+            blocked = np.zeros((n, n), dtype=bool)
+            squares = np.array(sorted(problem.blocked), dtype=np.int64)
+            blocked[squares[:, 0], squares[:, 1]] = True
         free = np.array([c for c in range(n) if c not in problem.fixed], dtype=np.int64)
         fixed_columns = np.array(list(problem.fixed), dtype=np.int64)
         fixed_rows = np.array(list(problem.fixed.values()), dtype=np.int64)
         free_rows = np.array(sorted(set(range(n)) - set(problem.fixed.values())), dtype=np.int64)
+        if blocked is not None:
+            open_counts = (~blocked[free]).sum(axis=1)
+            open_table = np.zeros((len(free), n), dtype=np.int64)
+            for i, column in enumerate(free.tolist()):
+                rows = np.flatnonzero(~blocked[column])
+                open_table[i, : len(rows)] = rows
         cap = options["max_attempts"]
         if budget.iterations is not None:
             cap = min(cap, budget.iterations)
@@ -72,9 +92,12 @@ class BritishMuseum(Solver):
             boards[:, fixed_columns] = fixed_rows
             if options["sampling"] == "permutation":
                 boards[:, free] = generator.permuted(np.broadcast_to(free_rows, (batch, len(free_rows))), axis=1)
+            elif open_table is not None:
+                picks = (generator.random((batch, len(free))) * open_counts).astype(np.int64)
+                boards[:, free] = open_table[np.arange(len(free)), picks]
             else:
                 boards[:, free] = generator.integers(0, n, size=(batch, len(free)))
-            hits = np.flatnonzero(valid_boards(boards))
+            hits = np.flatnonzero(valid_boards(boards, blocked))
             if len(hits):
                 attempts += int(hits[0]) + 1
                 return Outcome(Status.SOLVED, boards[hits[0]], attempts, attempts * len(free))
