@@ -178,18 +178,33 @@ def count(
 
 
 @cli.command("cross-check")
-@click.option("-n", "sizes", default="1..12", show_default=True, help="Sizes: 8,10 or 1..12 or 4..40:4.")
-@click.option("-s", "--solvers", "specs", default="all", show_default=True, help="Comma-separated solvers, or all.")
+@click.option("-n", "sizes", default=None, help="Sizes: 8,10 or 1..12 or 4..40:4 (default 1..12).")
+@click.option("--instances", default=None, help="Instance files, folders or globs (FILE@d for excluded diagonals).")
+@click.option("-s", "--solvers", "specs", default=None, help="Comma-separated solvers, or all (default: all for -n, "
+              "every complete solver for --instances).")  # fmt: skip
+@click.option("--expected", default=None, help="Published answers to agree with (CSPLib lingeling or shiftqueens results).")
+@click.option("--count", "counting", is_flag=True, help="With --instances: also count every instance and compare the counts.")
 @click.option("--seed", default="0", show_default=True)
 @click.option("--timeout", default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @reports_bad_input
-def cross_check(sizes: str, specs: str, seed: str, timeout: str, as_json: bool) -> None:
-    """Every complete solver counts each n, every solver solves each n; all must agree."""
+def cross_check(
+    sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: str,
+    timeout: str, as_json: bool,
+) -> None:  # fmt: skip
+    """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import crosscheck, host, inputs
     from nqueens_plugins.report import crosscheck_table
 
-    variants = host.registry().variants(specs)
+    if instances is not None:
+        if sizes is not None:
+            raise BadInput("give -n or --instances, not both")
+        cross_check_instances(instances, specs, expected, counting, parse_int(seed, "--seed"), parse_seconds(timeout), as_json)
+        return
+    if expected is not None or counting:
+        raise BadInput("--expected and --count go with --instances")
+    sizes = sizes or "1..12"
+    variants = host.registry().variants(specs or "all")
     checks = crosscheck.cross_check(
         variants, inputs.parse_sizes(sizes), seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout)
     )
@@ -204,12 +219,37 @@ def cross_check(sizes: str, specs: str, seed: str, timeout: str, as_json: bool) 
     sys.exit(0 if not problems else EXIT_NOT_SOLVED)
 
 
+def cross_check_instances(
+    specs_text: str, specs: str | None, expected: str | None, counting: bool, seed: int, timeout: float | None,
+    as_json: bool,
+) -> None:  # fmt: skip
+    from nqueens_plugins import crosscheck, host, instances
+    from nqueens_plugins.report import instance_checks_summary
+
+    problems = instances.load(specs_text)
+    variants = host.registry().variants(specs or "all")
+    if specs is None:
+        variants = [v for v in variants if v.complete]
+    answers = crosscheck.read_expected(expected) if expected else None
+    checks, skipped = crosscheck.cross_check_instances(
+        variants, problems, seed=seed, timeout=timeout or 10.0, counting=counting, expected=answers
+    )
+    if as_json:
+        click.echo(json.dumps({"checks": [c.to_dict() for c in checks], "skipped": skipped}, indent=2))
+    else:
+        for label, reason in skipped.items():
+            click.echo(f"nqueens: note: {label} skipped where it cannot take the instance: {reason}", err=True)
+        show(instance_checks_summary(checks, answers is not None))
+    sys.exit(0 if all(c.agrees for c in checks) else EXIT_NOT_SOLVED)
+
+
 # --- compare, report, plot -----------------------------------------------------
 
 
 @cli.command()
 @click.option("-s", "--solvers", "specs", required=True, help="A,B[key=value,...] or all.")
-@click.option("-n", "sizes", required=True, help="Sizes: 8,16,32 or 4..40:4.")
+@click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
+@click.option("--instances", default=None, help="Instead of -n: instance files, folders or globs (FILE@d, FILE@a..b).")
 @click.option("--trials", default="1", show_default=True, help="Runs per solver and size.")
 @click.option("--timeout", default="10", show_default=True, help="Seconds per run; killed from outside after that.")
 @click.option("--seed", default="0", show_default=True)
@@ -222,17 +262,23 @@ def cross_check(sizes: str, specs: str, seed: str, timeout: str, as_json: bool) 
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @reports_bad_input
 def compare(
-    specs: str, sizes: str, trials: str, timeout: str, seed: str, jobs: str, out: str | None,
-    resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
+    specs: str, sizes: str | None, instances: str | None, trials: str, timeout: str, seed: str, jobs: str,
+    out: str | None, resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
 ) -> None:  # fmt: skip
-    """Run every solver on every size for some trials, isolated in worker processes; summarise."""
+    """Run every solver on every size (or instance) for some trials, isolated in worker processes; summarise."""
     from nqueens_plugins import harness, host, inputs
+    from nqueens_plugins import instances as instance_files
     from nqueens_plugins.report import render_summary, summarise
 
+    if (sizes is None) == (instances is None):
+        raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
+    if instances is not None and fixed:
+        raise BadInput("--fixed goes with -n; an instance file carries its own fixed queens")
     variants = host.registry().variants(specs)
     grid = harness.Grid(
         variants=variants,
-        sizes=inputs.parse_sizes(sizes),
+        sizes=inputs.parse_sizes(sizes) if sizes is not None else (),
+        instances=instance_files.load(instances) if instances is not None else (),
         trials=parse_int(trials, "--trials", minimum=1),
         seed=parse_int(seed, "--seed"),
         timeout=parse_seconds(timeout) or harness.DEFAULT_TIMEOUT,
@@ -284,6 +330,63 @@ def plot(results: str, output: str) -> None:
         click.echo(f"nqueens: warning: {warning}", err=True)
     plot_results(loaded.records, Path(output))
     click.echo(f"wrote {output}")
+
+
+# --- instances -----------------------------------------------------------------
+
+
+@cli.group()
+def instances() -> None:
+    """Instance files: generate families of hard instances, show one."""
+
+
+@instances.command("generate")
+@click.argument("kind", type=click.Choice(["completion", "blocked", "diagonals"]))
+@click.option("-n", "size", required=True, help="Board size.")
+@click.option("--count", "how_many", default="10", show_default=True, help="How many instances.")
+@click.option("--seed", default="0", show_default=True, help="The same seed gives the same files.")
+@click.option("-k", "--queens", default=None, help="completion: pre-placed queens (default n/2).")
+@click.option("-b", "--blocks", default=None, help="blocked: blocked squares (default n^2/2).")
+@click.option("-m", "--min-free", default="4", show_default=True, help="diagonals: open squares kept per row and column.")
+@click.option("--out", required=True, help="Folder to write the files to.")
+@reports_bad_input
+def generate(kind: str, size: str, how_many: str, seed: str, queens: str | None, blocks: str | None,
+             min_free: str, out: str) -> None:  # fmt: skip
+    """Write a family of instances in the CSPLib formats (completion, blocked squares, excluded diagonals)."""
+    from nqueens_plugins import inputs
+    from nqueens_plugins.instances import generate as write_family
+
+    n = inputs.parse_size(size)
+    parameter = {
+        "completion": parse_int(queens, "-k", minimum=0) if queens is not None else n // 2,
+        "blocked": parse_int(blocks, "-b", minimum=0) if blocks is not None else n * n // 2,
+        "diagonals": parse_int(min_free, "-m", minimum=0),
+    }[kind]
+    paths = write_family(kind, n, parse_int(how_many, "--count", minimum=1), parse_int(seed, "--seed"), parameter, Path(out))
+    hint = "@d (0..numdiags) chooses how many diagonals" if kind == "diagonals" else ""
+    click.echo(f"wrote {len(paths)} {kind} instances of n = {n} to {out}" + (f"; {hint}" if hint else ""))
+
+
+@instances.command("show")
+@click.argument("instance")
+@click.option("--json", "as_json", is_flag=True, help="Print the instance in nqueens JSON.")
+@reports_bad_input
+def show_instance(instance: str, as_json: bool) -> None:
+    """Print one instance: size, fixed queens, blocked squares, content hash, and the board."""
+    from nqueens_plugins.instances import load_one, to_json
+    from nqueens_plugins.report import render_board
+
+    problem = load_one(instance)
+    if as_json:
+        click.echo(json.dumps(to_json(problem)))
+        return
+    click.echo(f"{problem.label}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
+               f"{len(problem.blocked)} blocked squares, id {problem.id}")  # fmt: skip
+    reason = problem.contradiction()
+    if reason:
+        click.echo(f"no solution on its face: {reason}")
+    if problem.n <= BOARD_DEFAULT_MAX:
+        click.echo(render_board(None, problem.fixed, problem.blocked, n=problem.n))
 
 
 # --- helpers -------------------------------------------------------------------

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -22,7 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from nqueens_plugins.crosscheck import Check
+    from nqueens_plugins.crosscheck import Check, InstanceCheck
     from nqueens_plugins.registry import Registry
     from nqueens_plugins.run import CountResult, Result
 
@@ -185,13 +186,20 @@ def instance_label(record: Mapping[str, Any]) -> str | None:
     return record.get("source") or f"n={record['n']} #{record.get('instance') or '?'}"
 
 
+def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
+    """Solver, n, then the instance name with its numbers compared as numbers (file@9 before file@10)."""
+    solver, n, instance = key
+    parts = tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", instance))
+    return (solver, n, parts)
+
+
 def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
     """One row per solver variant and board (n, or instance). Seconds are the harness's wall-clock per run."""
     groups: dict[tuple[str, int, str], list[Mapping[str, Any]]] = defaultdict(list)
     for record in records:
         groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "")].append(record)
     rows = []
-    for solver, n, instance in sorted(groups):
+    for solver, n, instance in sorted(groups, key=natural_order):
         runs = groups[(solver, n, instance)]
         statuses = [r["status"] for r in runs]
         solved = sum(1 for r in runs if r["status"] == "solved" and r.get("verified") is True)
@@ -297,3 +305,31 @@ def crosscheck_table(checks: Sequence[Check]) -> Table:
             Text("yes", style="green") if check.agrees else Text("NO", style="bold red"),
         )  # fmt: skip
     return table
+
+
+def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
+    """Counts of each verdict, agreement with the published answers, then the instances that need a look."""
+    from collections import Counter
+
+    verdicts = Counter(check.verdict for check in checks)
+    lines = [f"cross-check of {len(checks):,} instances: " + ", ".join(f"{count:,} {verdict}" for verdict, count in sorted(verdicts.items()))]
+    if with_published:
+        known = [c for c in checks if c.published is not None]
+        decided = [c for c in known if c.verdict != "undecided"]
+        agreeing = [c for c in decided if c.agrees]
+        satisfiable = sum(1 for c in known if c.published)
+        lines.append(
+            f"published answers: {len(known):,} of these instances ({satisfiable:,} satisfiable, "
+            f"{len(known) - satisfiable:,} not); decided here {len(decided):,}; agreeing {len(agreeing):,}"
+            + (f" ({100 * len(agreeing) / len(decided):.1f} %)" if decided else "")
+        )
+        missing = len(checks) - len(known)
+        if missing:
+            lines.append(f"no published answer for {missing:,} instances")
+    worth_a_look = [c for c in checks if not c.agrees or c.verdict in ("unsatisfiable (unconfirmed)", "undecided")]
+    for check in worth_a_look[:listed]:
+        published = "" if check.published is None else f"; published: {'satisfiable' if check.published else 'unsatisfiable'}"
+        lines.append(f"  {check.instance}: {check.verdict} ({check.detail}{published})")
+    if len(worth_a_look) > listed:
+        lines.append(f"  ... and {len(worth_a_look) - listed:,} more (--json lists every instance)")
+    return "\n".join(lines)

@@ -17,8 +17,10 @@ The checks: registration metadata; n = 1..10 solved and verified (a complete
 solver must solve every n but 2 and 3; an incomplete one may give up but never
 return a wrong answer or raise); no-solution for n = 2 and 3 when complete;
 counts against OEIS when it counts; the same seed gives the same answer; the
-time budget is honoured (run isolated, so a solver that ignores it is killed
-and reported, not waited for); fixed queens honoured when supported.
+time budget is honoured while the solver searches (run isolated, so a solver
+that ignores it is killed and reported, not waited for); fixed queens honoured
+when supported; blocked squares honoured when supported (``supports_blocked``)
+and refused by the host otherwise.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins import host
+from nqueens_plugins.errors import BadInput
 from nqueens_plugins.inputs import make_problem
+from nqueens_plugins.problem import Problem
 from nqueens_plugins.registry import check_solver
-from nqueens_plugins.run import count, run
+from nqueens_plugins.run import check_runnable, count, run
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import known_count
 
@@ -41,6 +45,7 @@ FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
 SOLVE_TIMEOUT = 20.0
 BUDGET_PROBE_TIMEOUT = 0.5
 BUDGET_GRACE = 1.5
+HARD_INSTANCE = Path(__file__).parent / "data" / "blockedqueens.56.1860451109.param"
 
 
 def variant_of(spec: str) -> Variant:
@@ -92,13 +97,36 @@ def check_same_seed_same_answer(variant: Variant) -> None:
     assert first.status == again.status and same_board, "the same seed gave a different answer"
 
 
-def check_budget_honoured(variant: Variant) -> None:
-    from nqueens_plugins.harness import RunSpec, execute_isolated
+def budget_probe(variant: Variant) -> Problem:
+    """A problem on which ``variant`` is still searching when the probe's budget runs out.
 
+    A solver that takes blocked squares gets a hard unsatisfiable Blocked
+    n-Queens instance (n = 56, shipped in ``nqueens_plugins/data``): building
+    its model is quick, and deciding it takes seconds for the best solver here,
+    so the budget is tested where search runs. Any other solver gets the
+    largest plain board (up to 4000) it accepts.
+    """
+    from nqueens_plugins.instances import load_one
+
+    if getattr(variant.solver, "supports_blocked", False):
+        hard = load_one(str(HARD_INSTANCE))
+        try:
+            check_runnable(variant, hard)
+            return hard
+        except BadInput:
+            pass
     n = min(variant.solver.max_n or 4000, 4000)
     while n > 8 and variant.solver.precheck(n, variant.options):
         n //= 2
-    spec = RunSpec(variant, make_problem(n), 0, 0)
+    return make_problem(n)
+
+
+def check_budget_honoured(variant: Variant) -> None:
+    from nqueens_plugins.harness import RunSpec, execute_isolated
+
+    problem = budget_probe(variant)
+    n = problem.n
+    spec = RunSpec(variant, problem, 0, 0)
     start = time.perf_counter()
     (result,) = execute_isolated([spec], jobs=1, timeout=BUDGET_PROBE_TIMEOUT)
     elapsed = time.perf_counter() - start
@@ -116,6 +144,41 @@ def check_fixed_queens(variant: Variant) -> None:
         assert result.status == "solved", f"a complete solver answered {result.status} on a solvable completion"
 
 
+# A satisfiable 8x8 Blocked n-Queens instance: every third square is blocked, except
+# those of one known solution.
+KNOWN_SOLUTION = (0, 4, 7, 5, 2, 6, 1, 3)
+BLOCKED_SATISFIABLE = [(c, r) for c in range(8) for r in range(8) if (c + r) % 3 == 0 and r != KNOWN_SOLUTION[c]]
+# CSPLib's diag-10-4-1.param with its first 7 diagonals excluded: no solution (published
+# by the authors' shiftqueens solver; every complete solver here agrees).
+EXCLUDED_UNSATISFIABLE = ((4, 1), (2, 1), (14, 0), (8, 1), (8, 0), (7, 0), (3, 1))
+
+
+def check_blocked_squares(variant: Variant) -> None:
+    """Blocked squares honoured where supported (never a queen on one; complete solvers decide
+    both instances), and refused by the host with one line where not."""
+    from nqueens_plugins.instances import diagonal_squares
+
+    satisfiable = make_problem(8, blocked=BLOCKED_SATISFIABLE)
+    unsatisfiable = make_problem(10, blocked=diagonal_squares(10, EXCLUDED_UNSATISFIABLE))
+    if not getattr(variant.solver, "supports_blocked", False):
+        try:
+            check_runnable(variant, satisfiable)
+        except BadInput as exc:
+            assert "blocked" in str(exc), f"refused blocked squares with an unclear message: {exc}"
+            return
+        raise AssertionError("does not support blocked squares, yet the host did not refuse them")
+    for problem, solvable in ((satisfiable, True), (unsatisfiable, False)):
+        if variant.solver.precheck(problem.n, variant.options):
+            continue
+        result = run(variant, problem, seed=5, timeout=SOLVE_TIMEOUT)
+        assert result.status not in ("invalid", "error"), f"n={problem.n} blocked: {result.status}: {result.reason}"
+        if variant.complete:
+            wanted = "solved" if solvable else "no-solution"
+            assert result.status == wanted, f"n={problem.n} blocked: a complete solver answered {result.status}, not {wanted}"
+        else:
+            assert result.status != "no-solution", "an incomplete solver claimed no-solution"
+
+
 CHECKS: dict[str, Callable[[Variant], None]] = {
     "registration": check_registration,
     "solves-small-boards": check_solves_small_boards,
@@ -124,6 +187,7 @@ CHECKS: dict[str, Callable[[Variant], None]] = {
     "same-seed-same-answer": check_same_seed_same_answer,
     "budget-honoured": check_budget_honoured,
     "fixed-queens": check_fixed_queens,
+    "blocked-squares": check_blocked_squares,
 }
 
 

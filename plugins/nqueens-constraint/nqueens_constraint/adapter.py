@@ -3,7 +3,7 @@
 The model is the library's classic one: a variable per column whose domain is
 the rows; an AllDifferentConstraint on the rows; for each pair of columns at
 distance d a FunctionConstraint ``|row_a - row_b| != d``. Fixed queens shrink
-their column's domain to one row.
+their column's domain to one row; blocked squares leave it.
 
 ``solver`` picks the library's solver. The default is ``backtracking``
 (BacktrackingSolver with forward checking: degree then MRV variable order),
@@ -97,8 +97,8 @@ def build_problem(problem: Problem, solver: Any, watchdog: Any | None, budget: B
     n = problem.n
     model = constraint.Problem(solver)
     for column in range(n):
-        rows = [problem.fixed[column]] if column in problem.fixed else list(range(n))
-        model.addVariable(column, rows)
+        mask = problem.allowed_rows[column]  # the fixed row, or the rows not blocked
+        model.addVariable(column, [r for r in range(n) if mask >> r & 1])
     model.addConstraint(constraint.AllDifferentConstraint())
     for first in range(n):
         if budget is not None and budget.out_of_time():
@@ -115,6 +115,7 @@ class PythonConstraint(Solver):
     name = "python-constraint"
     summary = "The python-constraint library's solvers on the classic pairwise model."
     complete = True
+    supports_blocked = True
     max_n = 1000  # n(n-1)/2 pairwise constraints: half a million at the limit
     options = (
         Option("solver", str, "backtracking", "the library's solver", choices=SOLVERS),
@@ -131,6 +132,9 @@ class PythonConstraint(Solver):
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         watchdog = make_watchdog(budget)
+        if problem.contradiction() is not None:  # the library refuses an empty domain; the answer is plain
+            status = Status.NO_SOLUTION if self.is_complete(options) else Status.GAVE_UP
+            return self._outcome(status, None, watchdog)
         try:
             model = build_problem(problem, library_solver(options["solver"], rng, options["steps"]), watchdog, budget)
             solution = model.getSolution()
@@ -147,6 +151,8 @@ class PythonConstraint(Solver):
         watchdog = make_watchdog(budget)
         solutions = 0
         status = Status.SOLVED
+        if problem.contradiction() is not None:
+            return Count(status, 0, False, 0, {"watchdog_calls": 0})
         try:
             model = build_problem(problem, library_solver(options["solver"], random.Random(0), options["steps"]), watchdog, budget)
             for _ in model.getSolutionIter():

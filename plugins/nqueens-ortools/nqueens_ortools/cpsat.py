@@ -22,7 +22,9 @@ The budget's time limit becomes ``max_time_in_seconds``, its iteration cap
 ``workers`` = 1 (the default) CP-SAT is deterministic, so the same seed gives
 the same board; more workers race portfolio strategies and may not. Counting
 enumerates solutions with one worker whatever ``workers`` says (with several,
-CP-SAT can report a solution twice). Fixed queens become equalities.
+CP-SAT can report a solution twice). Fixed queens become equalities; blocked
+squares are values left out of a column's domain (alldiff) or Booleans fixed
+to 0 (boolean).
 
 Counts: one **iteration** is one CP-SAT branch (``NumBranches``); CP-SAT does
 not report placements, so **moves** is the number of queens in the answer.
@@ -62,7 +64,11 @@ def build_model(problem: Problem, model: str, strategy: str, budget: Budget) -> 
     n = problem.n
     m = cp_model.CpModel()
     if model == "alldiff":
-        q = [m.new_int_var(0, n - 1, f"q{c}") for c in range(n)]
+        if problem.blocked:  # a blocked square is a value removed from its column's domain
+            open_rows = [[r for r in range(n) if mask >> r & 1] for mask in problem.allowed_rows]
+            q = [m.new_int_var_from_domain(cp_model.Domain.from_values(open_rows[c]), f"q{c}") for c in range(n)]
+        else:
+            q = [m.new_int_var(0, n - 1, f"q{c}") for c in range(n)]
         m.add_all_different(q)
         m.add_all_different([q[c] + c for c in range(n)])
         m.add_all_different([q[c] - c for c in range(n)])
@@ -95,6 +101,8 @@ def build_model(problem: Problem, model: str, strategy: str, budget: Budget) -> 
             m.add_at_most_one(cells)
     for column, row in problem.fixed.items():
         m.add(x[row][column] == 1)
+    for column, row in problem.blocked:
+        m.add(x[row][column] == 0)
     return m, x
 
 
@@ -128,6 +136,7 @@ class CpSat(Solver):
     name = "ortools-cpsat"
     summary = "OR-Tools CP-SAT on the sample's AllDifferent model or a Boolean model; complete."
     complete = True
+    supports_blocked = True
     max_n = 5000
     max_n_boolean = 1000  # the boolean model holds n^2 variables
     # A fixed strategy makes CP-SAT encode every value of every q[c] as a Boolean
