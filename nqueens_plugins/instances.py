@@ -250,17 +250,20 @@ def first_flaw(value: str) -> int:
     if not value.startswith("[", position):
         return position
     position += 1
+    pair, separator, closing = re.compile(r"\s*" + PAIR.pattern), re.compile(r"\s*,"), re.compile(r"\s*\]\s*")
     while True:
-        match = re.compile(r"\s*(" + PAIR.pattern + r")\s*").match(value, position)
+        match = pair.match(value, position)
         if not match:
-            if re.compile(r"\s*\]").match(value, position):  # the closing bracket: what follows it is wrong
-                return re.compile(r"\s*\]\s*").match(value, position).end()  # type: ignore[union-attr]
+            end = closing.match(value, position)
+            if end:  # the list closes here: what follows it is wrong
+                return end.end()
             return position + len(value[position:]) - len(value[position:].lstrip())
-        position = match.end()
-        separator = re.compile(r"\s*,").match(value, position)
-        if not separator:
-            return position
-        position = separator.end()
+        position = match.end()  # just after the pair: a missing comma is reported on the pair's line
+        comma = separator.match(value, position)
+        if not comma:
+            end = closing.match(value, position)
+            return end.end() if end else position
+        position = comma.end()
 
 
 def parse_essence(statements: dict[str, tuple[str, int]], text: str, name: str) -> Problem:
