@@ -19,7 +19,7 @@ Plugin authors need ``hookimpl``, ``Solver``, ``Option`` and the data contract
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.errors import BadInput, PluginError
@@ -44,47 +44,90 @@ def solvers() -> list[Registration]:
     return list(host.registry())
 
 
+def problem_of(
+    n: int | Problem | None, instance: str | None, fixed: Mapping[int, int] | None, blocked: Iterable[Any] | None
+) -> Problem:
+    """The Problem an API call names: a size (with fixed queens and blocked squares), a Problem, or an instance file."""
+    from nqueens_plugins import inputs, instances
+
+    if isinstance(n, Problem):
+        if fixed or blocked or instance:
+            raise BadInput("give a Problem, or n with fixed and blocked, or an instance file; not several")
+        return n
+    if instance is not None:
+        if n is not None or fixed or blocked:
+            raise BadInput("an instance file carries its own n, fixed queens and blocked squares")
+        return instances.load_one(instance)
+    if n is None:
+        raise BadInput("give a board size n, a Problem, or instance='FILE'")
+    return inputs.make_problem(n, fixed, blocked or ())
+
+
 def solve(
     solver: str,
-    n: int,
+    n: int | Problem | None = None,
     *,
+    instance: str | None = None,
     seed: int | None = None,
     timeout: float | None = None,
     fixed: Mapping[int, int] | None = None,
+    blocked: Iterable[tuple[int, int]] | None = None,
     max_iterations: int | None = None,
     trial: int = 0,
+    isolate: bool = True,
     **options: Any,
 ) -> Result:
     """Solve one board in this process and return the verified result.
 
+    The board is ``n`` (with ``fixed`` queens, column -> row, and ``blocked``
+    (column, row) squares), a ``Problem``, or ``instance="FILE"`` (any format of
+    ``nqueens_plugins.instances``, ``FILE@d`` for excluded diagonals).
     ``solver`` may carry options (``"simulated-annealing[cooling=0.99]"``) or take
     them as keywords (``cooling=0.99``). ``seed`` None means 0, as on the command
     line, so the same call gives the same answer. Raises BadInput for anything the
     user can fix. The result's ``verified`` is True only when the verifier checked
     the answer; ``status`` is ``invalid`` when it rejected it.
+
+    The solver runs in a warm worker process of the execution service (kept for
+    the next call), so a hang is killed at ``timeout`` and a crash is a result,
+    not the end of your program. ``isolate=False`` calls it in this process
+    instead (no protection; for trusted solvers on small boards).
     """
-    from nqueens_plugins import host, inputs, run
+    from nqueens_plugins import host, run
+    from nqueens_plugins.execution import Task, shared_executor
 
     variant = host.registry().variant(solver, **options)
-    problem = inputs.make_problem(n, fixed)
-    return run.run(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
+    problem = problem_of(n, instance, fixed, blocked)
+    if not isolate:
+        return run.run(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
+    task = Task.solve(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
+    return shared_executor().run(task)  # type: ignore[return-value]
 
 
 def count(
     solver: str,
-    n: int,
+    n: int | Problem | None = None,
     *,
+    instance: str | None = None,
     unique: bool = False,
     timeout: float | None = None,
     fixed: Mapping[int, int] | None = None,
+    blocked: Iterable[tuple[int, int]] | None = None,
+    isolate: bool = True,
     **options: Any,
 ) -> CountResult:
-    """Count all solutions with a complete solver, checked against OEIS where known."""
-    from nqueens_plugins import host, inputs, run
+    """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
+
+    Isolated like ``solve`` unless ``isolate=False``.
+    """
+    from nqueens_plugins import host, run
+    from nqueens_plugins.execution import Task, shared_executor
 
     variant = host.registry().variant(solver, **options)
-    problem = inputs.make_problem(n, fixed)
-    return run.count(variant, problem, unique=unique, timeout=timeout)
+    problem = problem_of(n, instance, fixed, blocked)
+    if not isolate:
+        return run.count(variant, problem, unique=unique, timeout=timeout)
+    return shared_executor().run(Task.count(variant, problem, unique=unique, timeout=timeout))  # type: ignore[return-value]
 
 
 def compare(*args: Any, **kwargs: Any) -> Any:

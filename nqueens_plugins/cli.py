@@ -103,15 +103,18 @@ def solve(
 ) -> None:  # fmt: skip
     """Solve one board or instance, verify the answer, show it."""
     from nqueens_plugins import host
+    from nqueens_plugins.execution import LocalExecutor, Task
     from nqueens_plugins.report import render_board, result_summary
-    from nqueens_plugins.run import INVALID, run
+    from nqueens_plugins.run import INVALID
 
     variant = host.registry().variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
-    result = run(
+    task = Task.solve(
         variant, problem, seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout),
         max_iterations=parse_int(max_iterations, "--max-iterations", minimum=1),
     )  # fmt: skip
+    with LocalExecutor(1) as executor:
+        result = executor.run(task)
     if as_json:
         click.echo(json.dumps(result.to_dict(keep_queens=show_queens)))
     else:
@@ -146,8 +149,9 @@ def count(
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import host
+    from nqueens_plugins.execution import LocalExecutor, Task
     from nqueens_plugins.report import count_summary
-    from nqueens_plugins.run import INVALID, count as run_count
+    from nqueens_plugins.run import INVALID
     from nqueens_plugins.verify import known_count
 
     variant = host.registry().variant(spec)
@@ -163,7 +167,9 @@ def count(
             f"counting n = {problem.n} ({size_note}) would take about {format_duration(estimate)} with bitboard "
             f"on this machine, longer with other solvers; add --timeout SEC to count for that long, or --yes"
         )
-    result = run_count(variant, problem, unique=unique, timeout=seconds)
+    task = Task.count(variant, problem, unique=unique, timeout=seconds)
+    with LocalExecutor(1) as executor:
+        result = executor.run(task)
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
@@ -287,15 +293,17 @@ def compare(
     if resume and not out:
         raise BadInput("--resume needs --out FILE")
     show_progress = progress if progress is not None else sys.stderr.isatty()
-    records = harness.run_grid(
+    planned: list[int] = []
+    stream = harness.stream(
         grid,
         jobs=parse_int(jobs, "--jobs", minimum=0),
         out=Path(out) if out else None,
         resume=resume,
         keep_queens=keep_queens,
-        progress=show_progress,
         command=" ".join(["nqueens", *sys.argv[1:]]),
+        planned=planned,
     )
+    records = list(with_progress(stream, planned) if show_progress else stream)
     show(render_summary(summarise(records), fmt))
     if any(r["status"] == "invalid" for r in records):
         sys.exit(EXIT_REJECTED)
@@ -330,6 +338,24 @@ def plot(results: str, output: str) -> None:
         click.echo(f"nqueens: warning: {warning}", err=True)
     plot_results(loaded.records, Path(output))
     click.echo(f"wrote {output}")
+
+
+def with_progress(records: Any, planned: list[int]) -> Any:
+    """Pass records through while a live progress bar on stderr (rich) counts them."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[latest]}"), console=Console(stderr=True), transient=True,
+    )  # fmt: skip
+    task = None
+    with bar:
+        for record in records:
+            if task is None:
+                task = bar.add_task("runs", total=planned[0] if planned else None, latest="")
+            bar.update(task, advance=1, latest=f"{record['solver']} n={record['n']}: {record['status']}")
+            yield record
 
 
 # --- instances -----------------------------------------------------------------

@@ -13,17 +13,16 @@ up is a disagreement too. Nothing passes on a solver's word.
 from __future__ import annotations
 
 import gzip
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.harness import RunSpec, execute_isolated
+from nqueens_plugins.execution import LocalExecutor, Task
 from nqueens_plugins.inputs import make_problem
-from nqueens_plugins.problem import Problem
-from nqueens_plugins.run import Result, check_runnable, count
+from nqueens_plugins.problem import Problem, Status
+from nqueens_plugins.run import Result, check_runnable
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import known_count
 
@@ -46,42 +45,55 @@ class Check:
         return asdict(self)
 
 
-def cross_check(variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0) -> list[Check]:
-    """Counts (in this process, budgeted) for every n, then every solve isolated in one batch."""
-    checks: list[Check] = []
-    references: dict[int, int | None] = {}
+def cross_check(
+    variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0
+) -> list[Check]:
+    """Every counting variant counts each n and every variant solves it, all in one isolated batch.
+
+    A count or solve that runs out of time is inconclusive, not a disagreement:
+    it is listed (``timed-out``), and only answers are compared.
+    """
+    tasks = []
     for n in sizes:
-        counted, references[n] = count_checks(variants, n, timeout)
-        checks.extend(counted)
-    specs = [
-        RunSpec(v, make_problem(n), 0, seed) for n in sizes for v in variants if v.solver.precheck(n, v.options) is None
-    ]
-    by_label = {v.label: v for v in variants}
-    for result in execute_isolated(specs, jobs=os.cpu_count() or 1, timeout=timeout or 10.0):
-        reference = references[result.n]
+        problem = make_problem(n)
+        for variant in variants:
+            if variant.solver.precheck(n, variant.options) is not None:
+                continue
+            if variant.counts:
+                tasks.append(Task("count", variant, problem, timeout=timeout))
+            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout))
+    counted: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
+    solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
+    with LocalExecutor(jobs) as executor:
+        for task, answer in executor.map(tasks):
+            (counted if task.kind == "count" else solved)[task.problem.n].append((task.variant, answer))
+    checks: list[Check] = []
+    for n in sizes:
+        count_results, reference = count_checks(n, counted[n])
+        checks.extend(count_results)
         solvable = None if reference is None else reference > 0
-        checks.append(judge_solve(result.n, by_label[result.solver], result.status, result.verified, result.reason, solvable))
-    order = {label: index for index, label in enumerate(by_label)}
+        for variant, result in solved[n]:
+            checks.append(judge_solve(n, variant, result.status, result.verified, result.reason, solvable))
+    order = {v.label: index for index, v in enumerate(variants)}
     checks.sort(key=lambda c: (c.n, c.task != "count", order.get(c.solver, -1)))
     return checks
 
 
-def count_checks(variants: Sequence[Variant], n: int, timeout: float | None) -> tuple[list[Check], int | None]:
-    """Every counting variant counts n; each count is compared with OEIS and with the others.
-
-    Also returns the reference count for n (OEIS, else the counters' consensus, else None).
-    """
+def count_checks(n: int, results: Sequence[tuple[Variant, Any]]) -> tuple[list[Check], int | None]:
+    """Each count compared with OEIS and with the others; also the reference count for n
+    (OEIS, else the counters' consensus, else None)."""
     checks = []
-    problem = make_problem(n)
     expected = known_count(n)
+    shown = "unknown" if expected is None else f"{expected:,}"
     counts: dict[str, int] = {}
-    for variant in (v for v in variants if v.counts and v.solver.precheck(n, v.options) is None):
-        result = count(variant, problem, timeout=timeout)
-        if result.status != "solved" or result.solutions is None:
-            checks.append(Check(n, variant.label, "count", result.status, str(expected), False, result.reason or ""))
+    for variant, result in results:
+        if result.status == Status.TIMED_OUT:
+            checks.append(Check(n, variant.label, "count", "timed-out", shown, True, "inconclusive: " + (result.reason or "")))
+            continue
+        if result.status != Status.SOLVED or result.solutions is None:
+            checks.append(Check(n, variant.label, "count", result.status, shown, False, result.reason or ""))
             continue
         counts[variant.label] = result.solutions
-        shown = "unknown" if expected is None else f"{expected:,}"
         agrees = expected is None or expected == result.solutions
         checks.append(Check(n, variant.label, "count", f"{result.solutions:,}", shown, agrees, result.reason or ""))
     consensus = set(counts.values())
@@ -103,6 +115,8 @@ def judge_solve(n: int, variant: Variant, status: str, verified: bool | None, re
     if status in ("gave-up", "timed-out") and not variant.complete:
         # Incomplete methods may fail; that is not a wrong answer.
         return Check(n, label, "solve", status, "any (incomplete)", True, reason or "")
+    if status == "timed-out":
+        return Check(n, label, "solve", status, "an answer", True, "inconclusive: " + (reason or ""))
     expected = "an answer" if variant.complete else "no error"
     return Check(n, label, "solve", status, expected, False, reason or "")
 
@@ -160,43 +174,32 @@ def cross_check_instances(
     variants skipped (label -> why).
     """
     skipped: dict[str, str] = {}
-    specs = []
-    for problem in problems:
+    tasks = []
+    unique = list({problem.id: problem for problem in problems}.values())
+    for problem in unique:
         for variant in variants:
             try:
                 check_runnable(variant, problem)
             except BadInput as exc:
                 skipped.setdefault(variant.label, str(exc))
                 continue
-            specs.append(RunSpec(variant, problem, 0, seed))
-    results: dict[str, list[Result]] = {problem.id: [] for problem in problems}
-    for result in execute_isolated(specs, jobs=jobs or os.cpu_count() or 1, timeout=timeout):
-        results[result.problem.id].append(result)
+            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout))
+            if counting and variant.counts:
+                tasks.append(Task("count", variant, problem, timeout=timeout))
+    results: dict[str, list[Result]] = {problem.id: [] for problem in unique}
+    counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
+    with LocalExecutor(jobs) as executor:
+        for task, answer in executor.map(tasks):
+            if task.kind == "count":
+                value = answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
+                counts[task.problem.id][task.variant.label] = value
+            else:
+                results[task.problem.id].append(answer)
     checks = []
-    seen: set[str] = set()
-    for problem in problems:
-        if problem.id in seen:
-            continue
-        seen.add(problem.id)
-        counts = count_instance(variants, problem, timeout) if counting else {}
+    for problem in unique:
         published = None if expected is None else expected.get(expected_key(problem))
-        checks.append(judge_instance(problem, results[problem.id], counts, published))
+        checks.append(judge_instance(problem, results[problem.id], counts[problem.id], published))
     return checks, skipped
-
-
-def count_instance(variants: Sequence[Variant], problem: Problem, timeout: float) -> dict[str, int | str]:
-    """Every counting variant that accepts the instance counts it (in this process, budgeted)."""
-    counted: dict[str, int | str] = {}
-    for variant in variants:
-        if not variant.counts:
-            continue
-        try:
-            check_runnable(variant, problem)
-        except BadInput:
-            continue
-        result = count(variant, problem, timeout=timeout)
-        counted[variant.label] = result.solutions if result.status == "solved" and result.solutions is not None else result.status
-    return counted
 
 
 def judge_instance(problem: Problem, results: Sequence[Result], counts: Mapping[str, int | str], published: bool | None) -> InstanceCheck:
@@ -209,6 +212,9 @@ def judge_instance(problem: Problem, results: Sequence[Result], counts: Mapping[
         elif r.status == "error":
             problems_seen.append(f"{r.solver} failed ({r.reason})")
     refuters = {r.name for r in results if r.status == "no-solution"}
+    for label, value in counts.items():
+        if value in (Status.ERROR, Status.INVALID):
+            problems_seen.append(f"{label} could not count it ({value})")
     exact = {label: value for label, value in counts.items() if isinstance(value, int)}
     if len(set(exact.values())) > 1:
         problems_seen.append("counts differ: " + ", ".join(f"{label}={value:,}" for label, value in exact.items()))

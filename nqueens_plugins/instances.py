@@ -123,6 +123,14 @@ def load_one(spec: str) -> Problem:
     return problems[0]
 
 
+def diagonal_lists(path: str | Path) -> list[Diagonals]:
+    """Every Excluded Diagonals list in a file or archive, unexpanded (one per file, not per d)."""
+    lists = []
+    for name, text in read_texts(Path(path)):
+        lists.append(parse_diagonals(read_statements(text, name), text, name))
+    return lists
+
+
 def split_specs(specs: str | Sequence[str]) -> list[str]:
     if isinstance(specs, str):
         return [s.strip() for s in specs.split(",") if s.strip()]

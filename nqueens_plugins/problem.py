@@ -23,16 +23,21 @@ if TYPE_CHECKING:
 Queens: TypeAlias = "Sequence[int] | np.ndarray"
 
 
-class Status(str, enum.Enum):
-    """How a run ended. The string values are what JSON and tables show."""
+class Status(enum.StrEnum):
+    """How a run ended. The string values are what JSON and tables show.
+
+    A solver returns one of the first four; the host adds the last two.
+    """
 
     SOLVED = "solved"
     NO_SOLUTION = "no-solution"  # proved: only a complete solver may say it
     GAVE_UP = "gave-up"  # the method's own limit (local minimum, step cap)
-    TIMED_OUT = "timed-out"  # the budget ran out first
+    TIMED_OUT = "timed-out"  # the budget ran out first (or the host stopped it)
+    ERROR = "error"  # the host's verdict: the solver raised, crashed its process or returned the wrong type
+    INVALID = "invalid"  # the host's verdict: the verifier rejected the answer
 
-    def __str__(self) -> str:
-        return self.value
+
+SOLVER_STATUSES = frozenset({Status.SOLVED, Status.NO_SOLUTION, Status.GAVE_UP, Status.TIMED_OUT})
 
 
 Square: TypeAlias = "tuple[int, int]"  # (column, row), 0-based, like fixed queens

@@ -105,6 +105,7 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
                 "counts": solver.counts({o.name: o.default for o in solver.options}),
                 "counts_unique": solver.counts_unique,
                 "supports_fixed": solver.supports_fixed,
+                "supports_blocked": bool(getattr(solver, "supports_blocked", False)),
                 "max_n": solver.max_n,
                 "plugin": source.plugin,
                 "distribution": source.distribution,

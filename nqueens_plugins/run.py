@@ -21,9 +21,9 @@ from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import verify_count, verify_outcome
 
-# Statuses the host adds to the four a solver may return.
-ERROR = "error"  # the solver raised, crashed its process or returned the wrong type
-INVALID = "invalid"  # the verifier rejected the answer
+# The host's two verdicts, kept under their old names for callers.
+ERROR = Status.ERROR
+INVALID = Status.INVALID
 QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
 
 
@@ -68,7 +68,8 @@ class Result:
     iterations: int = 0
     moves: int = 0
     counters: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  # the solver call alone, timed in the process that ran it
+    overhead_seconds: float = 0.0  # the rest of the harness's wall time for the run (messages, verification)
 
     @property
     def n(self) -> int:
@@ -107,23 +108,40 @@ def check_runnable(variant: Variant, problem: Problem) -> None:
 
 @dataclass
 class Executed:
-    """What came back from a solver, before verification (picklable, for worker processes)."""
+    """What came back from a solver call, before verification (picklable, for worker processes).
 
-    outcome: Any  # an Outcome, or whatever a misbehaving solver returned
+    ``seconds`` times the solver call alone. ``error`` says why there is no
+    outcome (an exception, a dead or killed worker); ``status`` is the verdict
+    that goes with it (``error``, or ``timed-out`` for a run killed at its limit).
+    """
+
+    outcome: Any  # an Outcome or Count, or whatever a misbehaving solver returned
     seconds: float
     error: str | None = None
+    status: Status = Status.ERROR
+
+    def unsendable(self, reason: str) -> Executed:
+        return Executed(None, self.seconds, reason)
+
+
+def call_plugin(function: Any, *args: Any) -> tuple[Any, float, str | None]:
+    """Call solver code, timing it and catching anything it raises (even SystemExit)."""
+    start = time.perf_counter()
+    try:
+        value = function(*args)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a plugin may fail in any way, sys.exit included
+        return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+    return value, time.perf_counter() - start, None
 
 
 def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: Budget) -> Executed:
     """Call the solver, catching anything it raises. The budget's clock starts here."""
     rng = random.Random(derive_seed(seed, variant.name, problem, trial))
     budget = budget.restarted()
-    start = time.perf_counter()
-    try:
-        outcome = variant.solver.solve(problem, rng, budget, dict(variant.options))
-    except Exception as exc:  # noqa: BLE001 - a plugin may fail in any way
-        return Executed(None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}")
-    return Executed(outcome, time.perf_counter() - start)
+    outcome, seconds, error = call_plugin(variant.solver.solve, problem, rng, budget, dict(variant.options))
+    return Executed(outcome, seconds, error)
 
 
 def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
@@ -133,14 +151,14 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
         seed=seed, trial=trial, seconds=executed.seconds,
     )  # fmt: skip
     if executed.error is not None:
-        return Result(**base, status=ERROR, verified=None, reason=executed.error, queens=None)
+        return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
     outcome = executed.outcome
     verdict = verify_outcome(problem, outcome, complete=variant.complete)
     if verdict.rejected or not isinstance(outcome, Outcome):
-        return Result(**base, status=INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
+        return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
     return Result(
         **base,
-        status=Status(outcome.status).value,
+        status=Status(outcome.status),
         verified=verdict.verified,
         reason=verdict.reason,
         queens=safe_queens(outcome),
@@ -188,8 +206,11 @@ def run(
     timeout: float | None = None,
     max_iterations: int | None = None,
 ) -> Result:
-    """Run in this process and verify. The time limit is the solver's to honour here;
-    the harness (``compare``) also enforces it from outside."""
+    """Run in this process and verify: no isolation, the time limit is the solver's to honour.
+
+    For trusted solvers and benchmarks; everything else goes through
+    ``execution`` (isolated workers, limits enforced from outside).
+    """
     check_runnable(variant, problem)
     executed = execute(variant, problem, seed, trial, Budget(timeout, max_iterations))
     return judge(variant, problem, seed, trial, executed)
@@ -207,6 +228,7 @@ class CountResult:
     iterations: int = 0
     counters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    overhead_seconds: float = 0.0
 
     @property
     def n(self) -> int:
@@ -218,36 +240,46 @@ class CountResult:
         return data
 
 
-def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: float | None = None) -> CountResult:
-    """Count every solution (or every class under symmetry) with a complete solver, verified."""
-    solver = variant.solver
+def check_countable(variant: Variant, problem: Problem, unique: bool) -> None:
+    """Refuse, as bad input, a count this variant cannot make."""
     if not variant.counts:
         raise BadInput(f"{variant.label} cannot count solutions (it is not a complete counting solver)")
-    if unique and not solver.counts_unique:
+    if unique and not variant.solver.counts_unique:
         raise BadInput(f"{variant.label} cannot count solutions up to symmetry (--unique)")
     if unique and not problem.is_plain:
         raise BadInput("--unique counts classes of plain boards; it does not take fixed queens or blocked squares")
     check_runnable(variant, problem)
-    budget = Budget(timeout)
-    start = time.perf_counter()
-    base: dict[str, Any] = dict(solver=variant.label, problem=problem, unique=unique)
-    try:
-        counted = solver.count(problem, budget, dict(variant.options), unique)
-    except Exception as exc:  # noqa: BLE001
-        seconds = time.perf_counter() - start
-        return CountResult(**base, status=ERROR, solutions=None, verified=None, reason=f"{type(exc).__name__}: {exc}", seconds=seconds)
-    seconds = time.perf_counter() - start
+
+
+def execute_count(variant: Variant, problem: Problem, unique: bool, budget: Budget) -> Executed:
+    budget = budget.restarted()
+    counted, seconds, error = call_plugin(variant.solver.count, problem, budget, dict(variant.options), unique)
+    return Executed(counted, seconds, error)
+
+
+def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Executed) -> CountResult:
+    """Verify a count (OEIS for plain boards) and make its result; never raises on a bad Count."""
+    base: dict[str, Any] = dict(solver=variant.label, problem=problem, unique=unique, seconds=executed.seconds)
+    if executed.error is not None:
+        return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)
+    counted = executed.outcome
     verdict = verify_count(problem, counted)
     if verdict.rejected or not isinstance(counted, Count):
         solutions = getattr(counted, "solutions", None)
-        return CountResult(**base, status=INVALID, solutions=solutions, verified=False, reason=verdict.reason, seconds=seconds)
+        shown = solutions if isinstance(solutions, int) and not isinstance(solutions, bool) else None
+        return CountResult(**base, status=Status.INVALID, solutions=shown, verified=False, reason=verdict.reason)
     return CountResult(
         **base,
-        status=Status(counted.status).value,
+        status=Status(counted.status),
         solutions=int(counted.solutions),
         verified=verdict.verified,
         reason=verdict.reason,
-        iterations=int(counted.iterations),
+        iterations=int(counted.iterations) if isinstance(counted.iterations, int) else 0,
         counters=clean_counters(counted.counters),
-        seconds=seconds,
     )
+
+
+def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: float | None = None) -> CountResult:
+    """Count in this process (no isolation) and verify; see ``run`` for when to use it."""
+    check_countable(variant, problem, unique)
+    return judge_count(variant, problem, unique, execute_count(variant, problem, unique, Budget(timeout)))

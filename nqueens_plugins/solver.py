@@ -91,7 +91,9 @@ class Option:
 class Solver:
     """Base class for solvers. Subclass it, set the class attributes, implement ``solve``.
 
-    ``solve`` receives a validated ``Problem``, a ``random.Random`` that is the
+    ``supports_fixed`` and ``supports_blocked`` say which instances it takes
+    (pre-placed queens, blocked squares); the host refuses the others with one
+    line before any run. ``solve`` receives a validated ``Problem``, a ``random.Random`` that is the
     only source of randomness it may use (the host seeds it from the run's
     seed, solver, n and trial, so runs repeat exactly), a started ``Budget``
     to poll, and ``options``: every declared option, typed, defaults filled in.

@@ -36,7 +36,8 @@ from nqueens_plugins.errors import BadInput
 from nqueens_plugins.inputs import make_problem
 from nqueens_plugins.problem import Problem
 from nqueens_plugins.registry import check_solver
-from nqueens_plugins.run import check_runnable, count, run
+from nqueens_plugins.execution import Task, shared_executor
+from nqueens_plugins.run import CountResult, Result, check_runnable
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import known_count
 
@@ -46,6 +47,19 @@ SOLVE_TIMEOUT = 20.0
 BUDGET_PROBE_TIMEOUT = 0.5
 BUDGET_GRACE = 1.5
 HARD_INSTANCE = Path(__file__).parent / "data" / "blockedqueens.56.1860451109.param"
+
+
+def run(variant: Variant, problem: Problem, *, seed: int = 0, timeout: float | None = None) -> Result:
+    """Solve through the execution service: isolated, so a hang or crash fails the check, not the suite."""
+    result = shared_executor().run(Task.solve(variant, problem, seed=seed, timeout=timeout))
+    assert isinstance(result, Result)
+    return result
+
+
+def count(variant: Variant, problem: Problem, *, timeout: float | None = None) -> CountResult:
+    result = shared_executor().run(Task.count(variant, problem, timeout=timeout))
+    assert isinstance(result, CountResult)
+    return result
 
 
 def variant_of(spec: str) -> Variant:
@@ -122,13 +136,10 @@ def budget_probe(variant: Variant) -> Problem:
 
 
 def check_budget_honoured(variant: Variant) -> None:
-    from nqueens_plugins.harness import RunSpec, execute_isolated
-
     problem = budget_probe(variant)
     n = problem.n
-    spec = RunSpec(variant, problem, 0, 0)
     start = time.perf_counter()
-    (result,) = execute_isolated([spec], jobs=1, timeout=BUDGET_PROBE_TIMEOUT)
+    result = run(variant, problem, timeout=BUDGET_PROBE_TIMEOUT)
     elapsed = time.perf_counter() - start
     assert "killed after" not in (result.reason or ""), f"n={n}: ignored a {BUDGET_PROBE_TIMEOUT} s budget and was killed"
     assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nqueens_plugins.problem import Count, Outcome, Problem, Status
+from nqueens_plugins.problem import SOLVER_STATUSES, Count, Outcome, Problem, Status
 
 # OEIS A000170, n = 1..27 (index 0 is n = 0). Taken from OEIS itself: CSPLib's
 # table drops a digit at n = 26.
@@ -132,6 +132,8 @@ def verify_outcome(problem: Problem, outcome: Outcome, complete: bool = False) -
         status = Status(outcome.status)
     except ValueError:
         return Verdict(False, f"unknown status {outcome.status!r}")
+    if status not in SOLVER_STATUSES:
+        return Verdict(False, f"a solver may not answer {status}; that is the host's verdict")
     for field_name in ("iterations", "moves"):
         value = getattr(outcome, field_name)
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -160,7 +162,13 @@ def verify_count(problem: Problem, count: Count) -> Verdict:
         return Verdict(False, f"solver returned {type(count).__name__}, not a Count")
     if isinstance(count.solutions, bool) or not isinstance(count.solutions, (int, np.integer)) or count.solutions < 0:
         return Verdict(False, f"count must be a non-negative integer, got {count.solutions!r}")
-    if Status(count.status) is not Status.SOLVED:
+    try:
+        status = Status(count.status)
+    except ValueError:
+        return Verdict(False, f"unknown status {count.status!r}")
+    if status not in (Status.SOLVED, Status.TIMED_OUT):
+        return Verdict(False, f"a count ends solved (finished) or timed-out, not {status}")
+    if status is not Status.SOLVED:
         return Verdict(None, "the count did not finish")
     if not problem.is_plain:
         if instance_contradiction(problem) is not None:

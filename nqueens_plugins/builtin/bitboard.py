@@ -271,7 +271,12 @@ def count_in_processes(
             if budget.out_of_time():
                 break
     finally:
+        # Stop at once: chunks still counting would otherwise run on (and keep this process alive).
+        # ProcessPoolExecutor has no public way to end running work before Python 3.14.
+        running = list(getattr(pool, "_processes", {}).values()) if done < len(tasks) else []
         pool.shutdown(wait=False, cancel_futures=True)
+        for process in running:
+            process.terminate()
     return total, done
 
 

@@ -1,0 +1,281 @@
+"""The execution service: every call into plugin code goes through here.
+
+Solve and count from the CLI and the API, comparisons, cross-checks and the
+contract kit all hand ``Task``s to an ``Executor`` and get verified results back.
+Why one path: a plugin may raise, loop forever ignoring its budget, call
+``os._exit``, crash the interpreter, print to stdout or start processes of its
+own. Here each task runs in a worker process (``worker.py``, started as
+``python -m nqueens_plugins.worker``) that
+
+* lives in its own process group: a kill takes whatever the plugin started;
+* is warm-started: the first time it meets a solver it runs it once on a tiny
+  board, untimed, so imports and compiled kernels never count as solving time
+  (a warm-up that outlasts the task's whole limit is killed like a run);
+* times the solver call alone; the parent records its own wall time beside it,
+  and the difference is reported as ``overhead_seconds``;
+* is killed from outside ``KILL_GRACE`` seconds past the task's time limit
+  (the run is recorded ``timed-out``), and replaced when it dies (``error``,
+  with the exit status or signal);
+* is reused for the next task, since starting a process costs more than a
+  fast run.
+
+Whatever comes back is verified here, in the parent (``run.judge``,
+``run.judge_count``): a solver never vouches for its own answer. Workers leave
+by themselves when the parent is gone, however it died.
+
+Backends: ``LocalExecutor`` (worker processes on this machine, the default)
+and ``DaskExecutor`` (``dask_backend.py``), which runs the same worker program
+inside each Dask task.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from nqueens_plugins.problem import Budget, Problem, Status
+from nqueens_plugins.run import (
+    CountResult, Executed, Result, check_runnable, execute, execute_count, judge, judge_count,
+)  # fmt: skip
+from nqueens_plugins.solver import Variant
+
+KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
+STOP_WAIT = 1.0  # seconds a stopping worker gets to leave before its group is killed
+
+
+@dataclass(frozen=True)
+class Task:
+    """One call into plugin code: solve (``kind="solve"``) or count a problem with a variant."""
+
+    kind: str
+    variant: Variant
+    problem: Problem
+    seed: int = 0
+    trial: int = 0
+    timeout: float | None = None
+    max_iterations: int | None = None
+    unique: bool = False
+
+    @classmethod
+    def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
+        check_runnable(variant, problem)
+        return cls("solve", variant, problem, **kwargs)
+
+    @classmethod
+    def count(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
+        from nqueens_plugins.run import check_countable
+
+        check_countable(variant, problem, kwargs.get("unique", False))
+        return cls("count", variant, problem, **kwargs)
+
+
+Answer = Result | CountResult
+
+
+def perform(task: Task) -> Executed:
+    """Run a task's solver call, in whatever process this is (the worker's side)."""
+    if task.kind == "count":
+        return execute_count(task.variant, task.problem, task.unique, Budget(task.timeout))
+    return execute(task.variant, task.problem, task.seed, task.trial, Budget(task.timeout, task.max_iterations))
+
+
+def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer:
+    """Verify what came back and make the result (the parent's side)."""
+    if task.kind == "count":
+        answer: Answer = judge_count(task.variant, task.problem, task.unique, executed)
+    else:
+        answer = judge(task.variant, task.problem, task.seed, task.trial, executed)
+    if wall is not None:
+        answer.overhead_seconds = max(0.0, wall - executed.seconds)
+    return answer
+
+
+def killed(task: Task, elapsed: float, during_warm_up: bool) -> Answer:
+    limit = task.timeout if task.timeout is not None else 0.0
+    when = "in its first (warm-up) call" if during_warm_up else "still running"
+    reason = f"killed after {elapsed:.2f} s: {when} {KILL_GRACE} s past its {limit:g} s limit"
+    return conclude(task, Executed(None, elapsed, reason, status=Status.TIMED_OUT))
+
+
+def death_message(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"worker process crashed ({name})"
+    return f"worker process exited with status {code}"
+
+
+class WorkerProcess:
+    """One worker program, its two pipes and what it is doing."""
+
+    def __init__(self) -> None:
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        environment = dict(os.environ)
+        # The worker imports plugins from where this process found them (a test's
+        # temporary site folder, a benchmark's sys.path insert included).
+        environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "nqueens_plugins.worker", str(to_child_read), str(from_child_write), str(os.getpid())],
+                pass_fds=(to_child_read, from_child_write), stdin=subprocess.DEVNULL, start_new_session=True,
+                env=environment,
+            )  # fmt: skip
+        finally:
+            os.close(to_child_read)
+            os.close(from_child_write)
+        self.sender = Connection(to_child_write, readable=False)
+        self.receiver = Connection(from_child_read, writable=False)
+        self.path = tuple(sys.path)  # what it was started with; a changed sys.path needs a new worker
+        self.task: Task | None = None
+        self.submitted = self.started = 0.0
+        self.running = False  # "started" received: the timed call is under way
+
+    def submit(self, task: Task) -> None:
+        self.task = task
+        self.submitted = time.perf_counter()
+        self.running = False
+        self.sender.send(task)
+
+    def deadline(self) -> float:
+        task = self.task
+        if task is None or task.timeout is None:
+            return float("inf")
+        # The warm-up is not timed, but it is not free either: until the timed call
+        # starts, the limit runs from submission, so no path overstays it by more
+        # than the grace; from the start of the timed call, the limit starts afresh.
+        return (self.started if self.running else self.submitted) + task.timeout + KILL_GRACE
+
+    def kill(self) -> None:
+        """SIGKILL the worker's process group: the worker and anything a plugin started."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.close_pipes()
+
+    def stop(self) -> None:
+        try:
+            self.sender.send(None)
+            self.process.wait(timeout=STOP_WAIT)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()  # also takes any process a plugin left behind
+
+    def close_pipes(self) -> None:
+        for connection in (self.sender, self.receiver):
+            try:
+                connection.close()
+            except OSError:
+                pass
+
+
+class LocalExecutor:
+    """Worker processes on this machine. Reusable: workers stay warm between calls of ``map``."""
+
+    def __init__(self, jobs: int = 0) -> None:
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.idle: list[WorkerProcess] = []
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:
+        """Run every task; yield (task, verified result) as each ends, in the order they end."""
+        pending = deque(tasks)
+        busy: dict[Connection, WorkerProcess] = {}
+        try:
+            while pending or busy:
+                while pending and (self.idle or len(busy) < self.jobs):
+                    worker = self.idle.pop() if self.idle else WorkerProcess()
+                    if worker.path != tuple(sys.path):  # plugins became importable from somewhere new
+                        worker.stop()
+                        worker = WorkerProcess()
+                    try:
+                        worker.submit(pending[0])
+                    except OSError:
+                        worker.kill()
+                        continue
+                    pending.popleft()
+                    busy[worker.receiver] = worker
+                deadline = min(worker.deadline() for worker in busy.values())
+                remaining = None if deadline == float("inf") else max(0.0, deadline - time.perf_counter())
+                ready = wait(list(busy), timeout=remaining)
+                for worker in list(busy.values()):
+                    answer = self.collect(worker, worker.receiver in ready)
+                    if answer is None:
+                        continue
+                    busy.pop(worker.receiver)
+                    task = worker.task
+                    assert task is not None
+                    worker.task = None
+                    if worker.process.poll() is None and not worker.receiver.closed:
+                        self.idle.append(worker)
+                    yield task, answer
+        finally:
+            for worker in busy.values():
+                worker.kill()
+
+    def collect(self, worker: WorkerProcess, readable: bool) -> Answer | None:
+        """The worker's answer if its task ended (done, died, or killed at its deadline), else None."""
+        task = worker.task
+        assert task is not None
+        try:
+            while readable and worker.receiver.poll():
+                message = worker.receiver.recv()
+                if message[0] == "started":
+                    worker.running = True
+                    worker.started = time.perf_counter()
+                    continue
+                wall = time.perf_counter() - worker.started
+                return conclude(task, message[1], wall)
+        except (EOFError, OSError):
+            code = worker.process.wait()
+            worker.close_pipes()
+            elapsed = time.perf_counter() - (worker.started if worker.running else worker.submitted)
+            return conclude(task, Executed(None, elapsed, death_message(code)))
+        if time.perf_counter() >= worker.deadline():
+            elapsed = time.perf_counter() - (worker.started if worker.running else worker.submitted)
+            worker.kill()
+            return killed(task, elapsed, during_warm_up=not worker.running)
+        return None
+
+    def run(self, task: Task) -> Answer:
+        """One task, its result."""
+        for _, answer in self.map([task]):
+            return answer
+        raise RuntimeError("the executor returned nothing")  # pragma: no cover
+
+    def close(self) -> None:
+        while self.idle:
+            self.idle.pop().stop()
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+_shared: LocalExecutor | None = None
+
+
+def shared_executor() -> LocalExecutor:
+    """One warm executor for the process (the API's and the contract kit's single calls)."""
+    global _shared
+    if _shared is None:
+        _shared = LocalExecutor()
+        atexit.register(_shared.close)
+    return _shared

@@ -1,0 +1,116 @@
+"""The worker program: ``python -m nqueens_plugins.worker READ_FD WRITE_FD PARENT_PID``.
+
+Every call into plugin code runs here, in a process of its own that the
+execution service (``execution.py``) starts, feeds tasks over a pipe, times out
+and kills from outside. A program of its own (not a multiprocessing child) so
+that it never re-imports the caller's ``__main__`` script, and so that a Dask
+worker can start the very same program.
+
+What it does for each task:
+
+1. the first time it meets a solver, a *warm-up*: one untimed solve of a 4x4
+   board, so the plugin's imports and compiled kernels are loaded before any
+   clock starts;
+2. it sends ``("started",)``, from which the service's time limit runs;
+3. it calls the solver (``run.execute`` or ``run.execute_count``), which times the
+   call alone, and sends the result back, unverified (the parent verifies).
+
+It lives in its own process group (the service kills the group, so whatever a
+plugin started goes too), sends what plugins print to stdout to stderr (the
+pipe carries results only; the host's own stdout stays clean), ignores Ctrl-C
+(the service handles it), and leaves at once when its parent is gone.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from multiprocessing.connection import Connection
+from typing import Any
+
+ORPHAN_CHECK_SECONDS = 0.2
+WARM_UP_SIZE = 4
+WARM_UP_SECONDS = 2.0
+
+
+def leave_with_everything() -> None:
+    """SIGKILL this worker's whole process group: itself and anything a plugin started."""
+    try:
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    finally:
+        os._exit(1)
+
+
+def die_with_parent(parent: int) -> None:
+    """Leave, with the whole process group, as soon as the parent is gone (even after
+    kill -9; a watching thread) or when told to terminate."""
+    me = os.getpid()
+
+    def on_terminate(*_: object) -> None:
+        if os.getpid() == me:  # the worker: take the group with it
+            leave_with_everything()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a process a plugin forked: just end
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_terminate)
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent:
+                leave_with_everything()
+            time.sleep(ORPHAN_CHECK_SECONDS)
+
+    if os.getppid() != parent:
+        leave_with_everything()
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+
+
+def warm_up(task: Any, warmed: set[str]) -> None:
+    """One untimed solve of a tiny board the first time a solver is met (imports, JIT)."""
+    from nqueens_plugins.problem import Budget, Problem
+
+    name = task.variant.name
+    if name in warmed:
+        return
+    warmed.add(name)
+    try:
+        task.variant.solver.solve(Problem(WARM_UP_SIZE), random.Random(0), Budget(WARM_UP_SECONDS), dict(task.variant.options))
+    except BaseException:  # noqa: BLE001 - a failing warm-up is the timed call's to report
+        pass
+
+
+def serve(reader: Connection, writer: Connection) -> None:
+    from nqueens_plugins.execution import perform
+
+    warmed: set[str] = set()
+    while True:
+        try:
+            task = reader.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        warm_up(task, warmed)
+        writer.send(("started",))
+        outcome = perform(task)
+        try:
+            writer.send(("done", outcome))
+        except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
+            writer.send(("done", outcome.unsendable(f"result could not be sent back: {type(exc).__name__}: {exc}")))
+
+
+def main() -> None:
+    read_fd, write_fd, parent = (int(value) for value in sys.argv[1:4])
+    os.dup2(2, 1)  # what plugins print goes to stderr; results travel on the pipe only
+    sys.stdout = sys.stderr
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+    serve(Connection(read_fd, writable=False), Connection(write_fd, readable=False))
+
+
+if __name__ == "__main__":
+    main()
