@@ -1,0 +1,148 @@
+"""The execution service: kill anything, leave nothing; limits from outside; warm-start timing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import nqueens_plugins as nq
+from nqueens_plugins import host
+from nqueens_plugins.execution import LocalExecutor, Task
+from nqueens_plugins.inputs import make_problem
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture
+def hostile_env(fake_distribution) -> dict[str, str]:
+    """An environment in which a fresh ``nqueens`` process finds the hostile test plugins."""
+    site = fake_distribution("nqueens-hostile", {"hostile": "hostile_solvers"}, {})
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join([str(site), str(HERE), *sys.path])
+    return environment
+
+
+def descendants_of(pid: int) -> list[int]:
+    """Live processes started (directly or not) by ``pid``, or naming it as their parent program."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            arguments = (entry / "cmdline").read_bytes().split(b"\0")
+            status = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state = status.rsplit(")", 1)[1].split()[0]
+        if state == "Z":
+            continue
+        if b"nqueens_plugins.worker" in b" ".join(arguments) and str(pid).encode() in arguments:
+            found.append(int(entry.name))
+    return found
+
+
+def nqueens(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-c", "from nqueens_plugins.cli import main; main()", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "-s", "hostile-sleeps", "-n", "8"],
+        ["count", "-s", "bitboard[kernel=python,workers=2]", "-n", "18", "--yes"],
+        ["compare", "-s", "hostile-busy,hostile-sleeps", "-n", "8,9", "--trials", "3", "--timeout", "60"],
+        ["cross-check", "-n", "16..17", "-s", "backtracking,bitboard[kernel=python]", "--timeout", "60"],
+    ],
+    ids=["solve", "count", "compare", "cross-check"],
+)
+def test_killing_a_command_leaves_nothing_behind(hostile_env: dict[str, str], args: list[str], signal_number: int) -> None:
+    command = nqueens(*args, env=hostile_env)
+    deadline = time.monotonic() + 20
+    while not descendants_of(command.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert descendants_of(command.pid), "the command never started a worker"
+    time.sleep(0.5)  # let the workers get into the plugin's code
+    command.send_signal(signal_number)
+    command.wait(timeout=10)
+    deadline = time.monotonic() + 2
+    while descendants_of(command.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert descendants_of(command.pid) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["solve", "-s", "hostile-sleeps", "-n", "8", "--timeout", "1"],
+        ["solve", "-s", "hostile-busy", "-n", "8", "--timeout", "1"],
+        ["count", "-s", "bitboard[kernel=python,workers=2]", "-n", "18", "--timeout", "1"],
+    ],
+)
+def test_a_timeout_holds_from_outside(hostile_env: dict[str, str], args: list[str]) -> None:
+    start = time.monotonic()
+    command = nqueens(*args, env=hostile_env)
+    out, err = command.communicate(timeout=30)
+    assert command.returncode == 1, err
+    assert b"timed-out" in out
+    # 1 s limit + 0.5 s grace, plus starting Python twice; far below the hour the plugin asks for.
+    assert time.monotonic() - start < 15
+    assert descendants_of(command.pid) == []
+
+
+def test_warm_start_keeps_import_time_out_of_the_timing() -> None:
+    # The worker's first call of a solver is an untimed warm-up on a 4x4 board, so the
+    # first timed run is not the one that pays for imports and compiled kernels.
+    variant = host.registry().variant("ortools-cpsat")
+    problem = make_problem(8)
+    with LocalExecutor(1) as executor:
+        first, second = (executor.run(Task.solve(variant, problem, timeout=30)) for _ in range(2))
+    assert first.status == second.status == "solved"
+    assert first.seconds < 10 * second.seconds + 0.05  # cold import alone is ~70x a warm n = 8 solve
+    assert first.overhead_seconds >= 0
+
+
+def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: Path) -> None:
+    script = tmp_path / "example.py"
+    script.write_text(
+        "import nqueens_plugins as nq\n"
+        "records = nq.compare(['min-conflicts', 'simulated-annealing[cooling=0.99]'], [8, 16], trials=2,\n"
+        "                     seed=0, timeout=10, jobs=2)\n"
+        "print(len(records), nq.solve('min-conflicts', 8, seed=1).status)\n"
+    )  # no `if __name__ == '__main__'` guard: worker processes must not re-import it
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [b"8", b"solved"]
+
+
+def test_plugin_output_never_reaches_our_stdout(run_cli, fake_distribution) -> None:
+    chatty = """
+        from nqueens_plugins import Outcome, Solver, Status, hookimpl
+        from nqueens_plugins.builtin.construction import construct
+
+        class Chatty(Solver):
+            name = "chatty"
+            summary = "Prints while it solves."
+
+            def solve(self, problem, rng, budget, options):
+                print("hello from the plugin")
+                return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(Chatty())
+    """
+    fake_distribution("nqueens-chatty", {"chatty": "chatty_plugin"}, {"chatty_plugin": chatty})
+    result = nq.solve("chatty", 8)
+    assert result.solved
+    code, out, _ = run_cli("solve", "-s", "chatty", "-n", "8", "--json")
+    assert code == 0 and "hello" not in out
