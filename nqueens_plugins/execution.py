@@ -49,7 +49,6 @@ from nqueens_plugins.run import (
 from nqueens_plugins.solver import Variant
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
-STOP_WAIT = 1.0  # seconds a stopping worker gets to leave before its group is killed
 
 
 @dataclass(frozen=True)
@@ -117,7 +116,7 @@ def death_message(code: int | None) -> str:
 
 
 class WorkerProcess:
-    """One worker program, its two pipes and what it is doing."""
+    """One worker program, its two pipes and the tasks it holds (the one running first)."""
 
     def __init__(self) -> None:
         to_child_read, to_child_write = os.pipe()
@@ -138,24 +137,29 @@ class WorkerProcess:
         self.sender = Connection(to_child_write, readable=False)
         self.receiver = Connection(from_child_read, writable=False)
         self.path = tuple(sys.path)  # what it was started with; a changed sys.path needs a new worker
-        self.task: Task | None = None
-        self.submitted = self.started = 0.0
-        self.running = False  # "started" received: the timed call is under way
+        self.tasks: deque[Task] = deque()  # sent, not answered; the first is running or warming up
+        self.started = 0.0  # when the first task's timed call started (or, while warming up, was sent)
+        self.running = False  # the first task's timed call is under way
+        self.warmed: set[str] = set()  # solvers this worker has warmed up: it starts their calls at once
 
     def submit(self, task: Task) -> None:
-        self.task = task
-        self.submitted = time.perf_counter()
-        self.running = False
         self.sender.send(task)
+        self.tasks.append(task)
+        if len(self.tasks) == 1:
+            self.begin()
+
+    def begin(self) -> None:
+        """The first task starts now: at once if its solver is warm, else after its warm-up."""
+        self.started = time.perf_counter()
+        self.running = self.tasks[0].variant.name in self.warmed
 
     def deadline(self) -> float:
-        task = self.task
-        if task is None or task.timeout is None:
+        if not self.tasks or self.tasks[0].timeout is None:
             return float("inf")
         # The warm-up is not timed, but it is not free either: until the timed call
-        # starts, the limit runs from submission, so no path overstays it by more
-        # than the grace; from the start of the timed call, the limit starts afresh.
-        return (self.started if self.running else self.submitted) + task.timeout + KILL_GRACE
+        # starts, the limit runs from when the task came up, so no path overstays it
+        # by more than the grace; from the start of the timed call it starts afresh.
+        return self.started + self.tasks[0].timeout + KILL_GRACE
 
     def kill(self) -> None:
         """SIGKILL the worker's process group: the worker and anything a plugin started."""
@@ -169,14 +173,6 @@ class WorkerProcess:
             pass
         self.close_pipes()
 
-    def stop(self) -> None:
-        try:
-            self.sender.send(None)
-            self.process.wait(timeout=STOP_WAIT)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        self.kill()  # also takes any process a plugin left behind
-
     def close_pipes(self) -> None:
         for connection in (self.sender, self.receiver):
             try:
@@ -184,9 +180,19 @@ class WorkerProcess:
             except OSError:
                 pass
 
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None and not self.receiver.closed
+
 
 class LocalExecutor:
-    """Worker processes on this machine. Reusable: workers stay warm between calls of ``map``."""
+    """Worker processes on this machine. Reusable: workers stay warm between calls of ``map``.
+
+    Each worker holds up to ``QUEUED_PER_WORKER`` tasks, so it starts the next as
+    soon as it sends an answer, without waiting for this process to read it.
+    """
+
+    QUEUED_PER_WORKER = 2
 
     def __init__(self, jobs: int = 0) -> None:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
@@ -198,59 +204,83 @@ class LocalExecutor:
         busy: dict[Connection, WorkerProcess] = {}
         try:
             while pending or busy:
-                while pending and (self.idle or len(busy) < self.jobs):
-                    worker = self.idle.pop() if self.idle else WorkerProcess()
-                    if worker.path != tuple(sys.path):  # plugins became importable from somewhere new
-                        worker.stop()
-                        worker = WorkerProcess()
-                    try:
-                        worker.submit(pending[0])
-                    except OSError:
-                        worker.kill()
-                        continue
-                    pending.popleft()
-                    busy[worker.receiver] = worker
+                self.fill(pending, busy)
                 deadline = min(worker.deadline() for worker in busy.values())
                 remaining = None if deadline == float("inf") else max(0.0, deadline - time.perf_counter())
                 ready = wait(list(busy), timeout=remaining)
                 for worker in list(busy.values()):
-                    answer = self.collect(worker, worker.receiver in ready)
-                    if answer is None:
-                        continue
-                    busy.pop(worker.receiver)
-                    task = worker.task
-                    assert task is not None
-                    worker.task = None
-                    if worker.process.poll() is None and not worker.receiver.closed:
-                        self.idle.append(worker)
-                    yield task, answer
+                    for task, answer in self.collect(worker, worker.receiver in ready, pending):
+                        yield task, answer
+                    if not worker.tasks:
+                        busy.pop(worker.receiver)
+                        if worker.alive:
+                            self.idle.append(worker)
+                    elif not worker.alive:
+                        busy.pop(worker.receiver)
         finally:
             for worker in busy.values():
                 worker.kill()
 
-    def collect(self, worker: WorkerProcess, readable: bool) -> Answer | None:
-        """The worker's answer if its task ended (done, died, or killed at its deadline), else None."""
-        task = worker.task
-        assert task is not None
+    def fill(self, pending: deque[Task], busy: dict[Connection, WorkerProcess]) -> None:
+        """Hand pending tasks to workers: new or idle ones first, then a second task to each."""
+        while pending and (self.idle or len(busy) < self.jobs):
+            worker = self.idle.pop() if self.idle else WorkerProcess()
+            if worker.path != tuple(sys.path):  # plugins became importable from somewhere new
+                worker.kill()
+                worker = WorkerProcess()
+            if self.send(worker, pending):
+                busy[worker.receiver] = worker
+        for worker in busy.values():
+            while pending and len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive:
+                if not self.send(worker, pending):
+                    break
+
+    @staticmethod
+    def send(worker: WorkerProcess, pending: deque[Task]) -> bool:
         try:
-            while readable and worker.receiver.poll():
+            worker.submit(pending[0])
+        except OSError:
+            return False
+        pending.popleft()
+        return True
+
+    def collect(self, worker: WorkerProcess, readable: bool, pending: deque[Task]) -> list[tuple[Task, Answer]]:
+        """The answers the worker has sent; a dead or overdue worker's first task ends as error or
+        timed-out, and the tasks queued behind it go back to ``pending`` (they never started)."""
+        answers = []
+        try:
+            while readable and worker.tasks and worker.receiver.poll():
                 message = worker.receiver.recv()
+                task = worker.tasks[0]
                 if message[0] == "started":
                     worker.running = True
                     worker.started = time.perf_counter()
+                    worker.warmed.add(task.variant.name)
                     continue
                 wall = time.perf_counter() - worker.started
-                return conclude(task, message[1], wall)
+                worker.tasks.popleft()
+                answers.append((task, conclude(task, message[1], wall)))
+                if worker.tasks:
+                    worker.begin()
         except (EOFError, OSError):
             code = worker.process.wait()
             worker.close_pipes()
-            elapsed = time.perf_counter() - (worker.started if worker.running else worker.submitted)
-            return conclude(task, Executed(None, elapsed, death_message(code)))
-        if time.perf_counter() >= worker.deadline():
-            elapsed = time.perf_counter() - (worker.started if worker.running else worker.submitted)
+            task = worker.tasks.popleft()
+            answers.append((task, conclude(task, Executed(None, time.perf_counter() - worker.started, death_message(code)))))
+            self.requeue(worker, pending)
+            return answers
+        if worker.tasks and time.perf_counter() >= worker.deadline():
+            elapsed = time.perf_counter() - worker.started
             worker.kill()
-            return killed(task, elapsed, during_warm_up=not worker.running)
-        return None
+            task = worker.tasks.popleft()
+            answers.append((task, killed(task, elapsed, during_warm_up=not worker.running)))
+            self.requeue(worker, pending)
+        return answers
+
+    @staticmethod
+    def requeue(worker: WorkerProcess, pending: deque[Task]) -> None:
+        while worker.tasks:
+            pending.appendleft(worker.tasks.pop())
 
     def run(self, task: Task) -> Answer:
         """One task, its result."""
@@ -259,8 +289,9 @@ class LocalExecutor:
         raise RuntimeError("the executor returned nothing")  # pragma: no cover
 
     def close(self) -> None:
+        """End the idle workers (their groups are killed: an idle worker holds nothing)."""
         while self.idle:
-            self.idle.pop().stop()
+            self.idle.pop().kill()
 
     def __enter__(self) -> LocalExecutor:
         return self

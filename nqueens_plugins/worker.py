@@ -11,7 +11,8 @@ What it does for each task:
 1. the first time it meets a solver, a *warm-up*: one untimed solve of a 4x4
    board, so the plugin's imports and compiled kernels are loaded before any
    clock starts;
-2. it sends ``("started",)``, from which the service's time limit runs;
+2. after a warm-up it sends ``("started",)``, from which the service's time
+   limit runs (a warm worker starts at once; the limit runs from submission);
 3. it calls the solver (``run.execute`` or ``run.execute_count``), which times the
    call alone, and sends the result back, unverified (the parent verifies).
 
@@ -69,18 +70,20 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
 
 
-def warm_up(task: Any, warmed: set[str]) -> None:
-    """One untimed solve of a tiny board the first time a solver is met (imports, JIT)."""
+def warm_up(task: Any, warmed: set[str]) -> bool:
+    """One untimed solve of a tiny board the first time a solver is met (imports, JIT);
+    True if it ran (the parent is then told when the timed call starts)."""
     from nqueens_plugins.problem import Budget, Problem
 
     name = task.variant.name
     if name in warmed:
-        return
+        return False
     warmed.add(name)
     try:
         task.variant.solver.solve(Problem(WARM_UP_SIZE), random.Random(0), Budget(WARM_UP_SECONDS), dict(task.variant.options))
     except BaseException:  # noqa: BLE001 - a failing warm-up is the timed call's to report
         pass
+    return True
 
 
 def serve(reader: Connection, writer: Connection) -> None:
@@ -94,8 +97,8 @@ def serve(reader: Connection, writer: Connection) -> None:
             return
         if task is None:
             return
-        warm_up(task, warmed)
-        writer.send(("started",))
+        if warm_up(task, warmed):
+            writer.send(("started",))
         outcome = perform(task)
         try:
             writer.send(("done", outcome))

@@ -93,7 +93,7 @@ class SimulatedAnnealing(Solver):
             steps += 1
             column = free[rng.randrange(len(free))]
             old = queens[column]
-            choices = open_rows.get(column)
+            choices = open_rows.get(column) if open_rows else None
             if choices is None:
                 new = rng.randrange(n - 1)
                 if new >= old:
