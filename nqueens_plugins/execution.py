@@ -209,14 +209,13 @@ class LocalExecutor:
                 remaining = None if deadline == float("inf") else max(0.0, deadline - time.perf_counter())
                 ready = wait(list(busy), timeout=remaining)
                 for worker in list(busy.values()):
-                    for task, answer in self.collect(worker, worker.receiver in ready, pending):
-                        yield task, answer
-                    if not worker.tasks:
+                    answers = self.collect(worker, worker.receiver in ready, pending)
+                    # Settle the worker before yielding: a caller may stop after any answer.
+                    if not worker.tasks or not worker.alive:
                         busy.pop(worker.receiver)
                         if worker.alive:
                             self.idle.append(worker)
-                    elif not worker.alive:
-                        busy.pop(worker.receiver)
+                    yield from answers
         finally:
             for worker in busy.values():
                 worker.kill()
