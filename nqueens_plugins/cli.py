@@ -80,6 +80,29 @@ def plugins(as_json: bool) -> None:
 # --- solve ---------------------------------------------------------------------
 
 
+def executor_options(command: F) -> F:
+    """``--executor local|dask`` and ``--scheduler ADDRESS`` for the commands that run many tasks."""
+    command = click.option(
+        "--scheduler", default=None, help="Dask scheduler address (default: $NQUEENS_DASK_SCHEDULER)."
+    )(command)
+    return click.option(
+        "--executor", "executor_kind", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+        help="Where solver calls run: worker processes here, or a Dask cluster.",
+    )(command)  # type: ignore[return-value]
+
+
+def make_executor(kind: str, scheduler: str | None, jobs: int = 0) -> Any:
+    if kind == "dask":
+        from nqueens_plugins.dask_backend import DaskExecutor
+
+        return DaskExecutor(scheduler)
+    if scheduler:
+        raise BadInput("--scheduler goes with --executor dask")
+    from nqueens_plugins.execution import LocalExecutor
+
+    return LocalExecutor(jobs)
+
+
 INSTANCE_HELP = "An instance file (CSPLib Essence', Excluded Diagonals FILE@d, or nqueens JSON) instead of -n."
 BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand there."
 
@@ -142,10 +165,11 @@ def solve(
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@executor_options
 @reports_bad_input
 def count(
     spec: str, size: str | None, instance: str | None, unique: bool, timeout: str | None, fixed: str | None,
-    blocked: str | None, yes: bool, as_json: bool,
+    blocked: str | None, yes: bool, as_json: bool, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import host
@@ -168,7 +192,7 @@ def count(
             f"on this machine, longer with other solvers; add --timeout SEC to count for that long, or --yes"
         )
     task = Task.count(variant, problem, unique=unique, timeout=seconds)
-    with LocalExecutor(1) as executor:
+    with make_executor(executor_kind, scheduler, 1) as executor:
         result = executor.run(task)
     if as_json:
         click.echo(json.dumps(result.to_dict()))
@@ -193,10 +217,11 @@ def count(
 @click.option("--seed", default="0", show_default=True)
 @click.option("--timeout", default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@executor_options
 @reports_bad_input
 def cross_check(
     sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: str,
-    timeout: str, as_json: bool,
+    timeout: str, as_json: bool, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import crosscheck, host, inputs
@@ -205,15 +230,20 @@ def cross_check(
     if instances is not None:
         if sizes is not None:
             raise BadInput("give -n or --instances, not both")
-        cross_check_instances(instances, specs, expected, counting, parse_int(seed, "--seed"), parse_seconds(timeout), as_json)
+        with make_executor(executor_kind, scheduler) as executor:
+            cross_check_instances(
+                instances, specs, expected, counting, parse_int(seed, "--seed"), parse_seconds(timeout), as_json, executor
+            )
         return
     if expected is not None or counting:
         raise BadInput("--expected and --count go with --instances")
     sizes = sizes or "1..12"
     variants = host.registry().variants(specs or "all")
-    checks = crosscheck.cross_check(
-        variants, inputs.parse_sizes(sizes), seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout)
-    )
+    with make_executor(executor_kind, scheduler) as executor:
+        checks = crosscheck.cross_check(
+            variants, inputs.parse_sizes(sizes), seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout),
+            executor=executor,
+        )  # fmt: skip
     if as_json:
         click.echo(json.dumps([c.to_dict() for c in checks], indent=2))
     else:
@@ -227,7 +257,7 @@ def cross_check(
 
 def cross_check_instances(
     specs_text: str, specs: str | None, expected: str | None, counting: bool, seed: int, timeout: float | None,
-    as_json: bool,
+    as_json: bool, executor: Any,
 ) -> None:  # fmt: skip
     from nqueens_plugins import crosscheck, host, instances
     from nqueens_plugins.report import instance_checks_summary
@@ -238,7 +268,7 @@ def cross_check_instances(
         variants = [v for v in variants if v.complete]
     answers = crosscheck.read_expected(expected) if expected else None
     checks, skipped = crosscheck.cross_check_instances(
-        variants, problems, seed=seed, timeout=timeout or 10.0, counting=counting, expected=answers
+        variants, problems, seed=seed, timeout=timeout or 10.0, counting=counting, expected=answers, executor=executor
     )
     if as_json:
         click.echo(json.dumps({"checks": [c.to_dict() for c in checks], "skipped": skipped}, indent=2))
@@ -266,10 +296,12 @@ def cross_check_instances(
 @click.option("--queens", "keep_queens", is_flag=True, help="Keep queens in records for every n (default n <= 1000).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
+@executor_options
 @reports_bad_input
 def compare(
     specs: str, sizes: str | None, instances: str | None, trials: str, timeout: str, seed: str, jobs: str,
     out: str | None, resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
+    executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Run every solver on every size (or instance) for some trials, isolated in worker processes; summarise."""
     from nqueens_plugins import harness, host, inputs
@@ -294,16 +326,18 @@ def compare(
         raise BadInput("--resume needs --out FILE")
     show_progress = progress if progress is not None else sys.stderr.isatty()
     planned: list[int] = []
-    stream = harness.stream(
-        grid,
-        jobs=parse_int(jobs, "--jobs", minimum=0),
-        out=Path(out) if out else None,
-        resume=resume,
-        keep_queens=keep_queens,
-        command=" ".join(["nqueens", *sys.argv[1:]]),
-        planned=planned,
-    )
-    records = list(with_progress(stream, planned) if show_progress else stream)
+    job_count = parse_int(jobs, "--jobs", minimum=0)
+    with make_executor(executor_kind, scheduler, job_count) as executor:
+        stream = harness.stream(
+            grid,
+            out=Path(out) if out else None,
+            resume=resume,
+            keep_queens=keep_queens,
+            command=" ".join(["nqueens", *sys.argv[1:]]),
+            planned=planned,
+            executor=executor,
+        )
+        records = list(with_progress(stream, planned) if show_progress else stream)
     show(render_summary(summarise(records), fmt))
     if any(r["status"] == "invalid" for r in records):
         sys.exit(EXIT_REJECTED)

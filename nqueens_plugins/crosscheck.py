@@ -13,7 +13,7 @@ up is a disagreement too. Nothing passes on a solver's word.
 from __future__ import annotations
 
 import gzip
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,9 @@ class Check:
 
 
 def cross_check(
-    variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0
-) -> list[Check]:
+    variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0,
+    executor: Any = None,
+) -> list[Check]:  # fmt: skip
     """Every counting variant counts each n and every variant solves it, all in one isolated batch.
 
     A count or solve that runs out of time is inconclusive, not a disagreement:
@@ -64,9 +65,8 @@ def cross_check(
             tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout))
     counted: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
-    with LocalExecutor(jobs) as executor:
-        for task, answer in executor.map(tasks):
-            (counted if task.kind == "count" else solved)[task.problem.n].append((task.variant, answer))
+    for task, answer in run_tasks(tasks, jobs, executor):
+        (counted if task.kind == "count" else solved)[task.problem.n].append((task.variant, answer))
     checks: list[Check] = []
     for n in sizes:
         count_results, reference = count_checks(n, counted[n])
@@ -77,6 +77,15 @@ def cross_check(
     order = {v.label: index for index, v in enumerate(variants)}
     checks.sort(key=lambda c: (c.n, c.task != "count", order.get(c.solver, -1)))
     return checks
+
+
+def run_tasks(tasks: Sequence[Task], jobs: int, executor: Any) -> Iterator[tuple[Task, Any]]:
+    """Through the given executor, or local workers made (and ended) for the purpose."""
+    if executor is not None:
+        yield from executor.map(tasks)
+        return
+    with LocalExecutor(jobs) as local:
+        yield from local.map(tasks)
 
 
 def count_checks(n: int, results: Sequence[tuple[Variant, Any]]) -> tuple[list[Check], int | None]:
@@ -163,6 +172,7 @@ def cross_check_instances(
     counting: bool = False,
     expected: Mapping[str, bool] | None = None,
     jobs: int = 0,
+    executor: Any = None,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every variant that accepts it (isolated, one batch), then judge.
 
@@ -188,13 +198,12 @@ def cross_check_instances(
                 tasks.append(Task("count", variant, problem, timeout=timeout))
     results: dict[str, list[Result]] = {problem.id: [] for problem in unique}
     counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
-    with LocalExecutor(jobs) as executor:
-        for task, answer in executor.map(tasks):
-            if task.kind == "count":
-                value = answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
-                counts[task.problem.id][task.variant.label] = value
-            else:
-                results[task.problem.id].append(answer)
+    for task, answer in run_tasks(tasks, jobs, executor):
+        if task.kind == "count":
+            value = answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
+            counts[task.problem.id][task.variant.label] = value
+        else:
+            results[task.problem.id].append(answer)
     checks = []
     for problem in unique:
         published = None if expected is None else expected.get(expected_key(problem))

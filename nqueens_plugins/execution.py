@@ -98,11 +98,11 @@ def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answe
     return answer
 
 
-def killed(task: Task, elapsed: float, during_warm_up: bool) -> Answer:
+def killed(task: Task, elapsed: float, during_warm_up: bool) -> Executed:
     limit = task.timeout if task.timeout is not None else 0.0
     when = "in its first (warm-up) call" if during_warm_up else "still running"
     reason = f"killed after {elapsed:.2f} s: {when} {KILL_GRACE} s past its {limit:g} s limit"
-    return conclude(task, Executed(None, elapsed, reason, status=Status.TIMED_OUT))
+    return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
 
 
 def death_message(code: int | None) -> str:
@@ -200,6 +200,11 @@ class LocalExecutor:
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:
         """Run every task; yield (task, verified result) as each ends, in the order they end."""
+        for task, executed, wall in self.execute(tasks):
+            yield task, conclude(task, executed, wall)
+
+    def execute(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Executed, float | None]]:
+        """Run every task; yield (task, what came back unverified, wall seconds) as each ends."""
         pending = deque(tasks)
         busy: dict[Connection, WorkerProcess] = {}
         try:
@@ -243,7 +248,9 @@ class LocalExecutor:
         pending.popleft()
         return True
 
-    def collect(self, worker: WorkerProcess, readable: bool, pending: deque[Task]) -> list[tuple[Task, Answer]]:
+    def collect(
+        self, worker: WorkerProcess, readable: bool, pending: deque[Task]
+    ) -> list[tuple[Task, Executed, float | None]]:
         """The answers the worker has sent; a dead or overdue worker's first task ends as error or
         timed-out, and the tasks queued behind it go back to ``pending`` (they never started)."""
         answers = []
@@ -256,23 +263,22 @@ class LocalExecutor:
                     worker.started = time.perf_counter()
                     worker.warmed.add(task.variant.name)
                     continue
-                wall = time.perf_counter() - worker.started
                 worker.tasks.popleft()
-                answers.append((task, conclude(task, message[1], wall)))
+                answers.append((task, message[1], time.perf_counter() - worker.started))
                 if worker.tasks:
                     worker.begin()
         except (EOFError, OSError):
             code = worker.process.wait()
             worker.close_pipes()
             task = worker.tasks.popleft()
-            answers.append((task, conclude(task, Executed(None, time.perf_counter() - worker.started, death_message(code)))))
+            answers.append((task, Executed(None, time.perf_counter() - worker.started, death_message(code)), None))
             self.requeue(worker, pending)
             return answers
         if worker.tasks and time.perf_counter() >= worker.deadline():
             elapsed = time.perf_counter() - worker.started
             worker.kill()
             task = worker.tasks.popleft()
-            answers.append((task, killed(task, elapsed, during_warm_up=not worker.running)))
+            answers.append((task, killed(task, elapsed, during_warm_up=not worker.running), None))
             self.requeue(worker, pending)
         return answers
 

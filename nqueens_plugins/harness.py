@@ -115,7 +115,7 @@ def stream(
             planned.append(len(tasks))
         sources = {r.solver.name: r.source for r in host.registry()}
         owned = executor is None
-        backend = executor if executor is not None else LocalExecutor(min(jobs or 0, len(tasks)) or jobs)
+        backend = executor if executor is not None else LocalExecutor(jobs)  # starts workers only as tasks need them
         try:
             for _, result in backend.map(tasks):
                 assert isinstance(result, Result)
@@ -150,6 +150,7 @@ def compare(
     instances: Sequence[str] | str | Sequence[Problem] = (),
     keep_queens: bool = False,
     stream_records: bool = False,
+    executor: Any = None,
 ) -> Any:
     """Compare solvers over sizes and trials; a list of records, or an iterator with ``stream_records``.
 
@@ -170,5 +171,6 @@ def compare(
     if problems and size_list:
         raise BadInput("give sizes or instances, not both")
     grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}), problems)
-    records = stream(grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens)
+    records = stream(grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens,
+                     executor=executor)  # fmt: skip
     return records if stream_records else list(records)

@@ -1,0 +1,96 @@
+"""The Dask backend against a LocalCluster: the same records as a local run, a killed Dask
+worker losing nothing, hangs killed on the cluster, version mismatches and bad addresses."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+import nqueens_plugins as nq  # noqa: E402
+from nqueens_plugins import dask_backend, host, harness  # noqa: E402
+from nqueens_plugins.dask_backend import DaskExecutor  # noqa: E402
+from nqueens_plugins.errors import BadInput  # noqa: E402
+from nqueens_plugins.execution import Task  # noqa: E402
+from nqueens_plugins.inputs import make_problem  # noqa: E402
+from nqueens_plugins.records import read_records, run_key  # noqa: E402
+
+
+def start_cluster() -> tuple[object, object]:
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    return cluster, distributed.Client(cluster, set_as_default=False)
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[object]:
+    cluster, client = start_cluster()
+    yield client
+    client.close()
+    cluster.close()
+
+
+def essentials(records: list[dict]) -> list[tuple]:
+    return sorted((r["solver"], r["n"], r["trial"], r["seed"], r["status"], r["queens"], r["iterations"], r["moves"]) for r in records)
+
+
+def test_the_same_seed_gives_the_same_records_as_a_local_run(client, tmp_path: Path) -> None:
+    solvers, sizes = ["min-conflicts", "backtracking", "simulated-annealing"], [6, 8, 10]
+    local = nq.compare(solvers, sizes, trials=4, seed=3, jobs=2)
+    with DaskExecutor(client=client, chunk_size=5) as executor:
+        remote = nq.compare(solvers, sizes, trials=4, seed=3, executor=executor, out=tmp_path / "r.jsonl")
+    assert essentials(remote) == essentials(local)
+    assert len(read_records(tmp_path / "r.jsonl").records) == len(local) == 36
+
+
+def test_a_killed_dask_worker_loses_no_record_and_doubles_none(client, tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    grid = harness.Grid(host.registry().variants("min-conflicts"), [64], trials=120, seed=0, timeout=30)
+    pids = list(client.run(os.getpid).values())
+    with DaskExecutor(client=client, chunk_size=4) as executor:
+        records = []
+        for record in harness.stream(grid, executor=executor, out=out):
+            records.append(record)
+            if len(records) == 8:
+                os.kill(pids[0], signal.SIGKILL)  # mid-grid: its chunks run again elsewhere
+    keys = [run_key(r) for r in read_records(out).records]
+    assert len(keys) == len(set(keys)) == 120
+    assert all(r["status"] == "solved" and r["verified"] is True for r in records)
+
+
+def test_a_count_on_the_cluster_is_verified(client) -> None:
+    with DaskExecutor(client=client) as executor:
+        result = executor.run(Task.count(host.registry().variant("bitboard"), make_problem(10)))
+    assert result.solutions == 724 and result.verified is True
+
+
+def test_a_hang_on_the_cluster_is_killed_there(fake_distribution) -> None:
+    fake_distribution("nqueens-hostile", {"hostile": "hostile_solvers"}, {})
+    cluster, client = start_cluster()  # started after the plugin is installed, as on a real cluster
+    try:
+        with DaskExecutor(client=client) as executor:
+            records = nq.compare(["hostile-sleeps", "min-conflicts"], [8], trials=2, timeout=1, executor=executor)
+    finally:
+        client.close()
+        cluster.close()
+    statuses = sorted((r["solver"], r["status"]) for r in records)
+    assert statuses == [("hostile-sleeps", "timed-out")] * 2 + [("min-conflicts", "solved")] * 2
+    assert all("killed after" in r["reason"] for r in records if r["solver"] == "hostile-sleeps")
+
+
+def test_plugin_version_mismatch_is_named(client, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = dask_backend.installed_plugins()
+    monkeypatch.setattr(dask_backend, "installed_plugins", lambda: {**real, "nqueens-ortools": "9.9"})
+    with pytest.raises(BadInput, match=r"Dask worker tcp://\S+ has other plugin versions: nqueens-ortools 0.1.0 there, 9.9 here"):
+        DaskExecutor(client=client)
+
+
+def test_an_unreachable_scheduler_is_one_line(run_cli) -> None:
+    with pytest.raises(BadInput, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
+        DaskExecutor("tcp://127.0.0.1:9", connect_seconds=1)
+    code, _, err = run_cli("compare", "-s", "min-conflicts", "-n", "8", "--executor", "dask")
+    assert code == 2 and "needs --scheduler" in err
