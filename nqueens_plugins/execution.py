@@ -49,6 +49,7 @@ from nqueens_plugins.run import (
 from nqueens_plugins.solver import Variant
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
+DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still alive
 
 
 @dataclass(frozen=True)
@@ -211,12 +212,16 @@ class LocalExecutor:
             while pending or busy:
                 self.fill(pending, busy)
                 deadline = min(worker.deadline() for worker in busy.values())
-                remaining = None if deadline == float("inf") else max(0.0, deadline - time.perf_counter())
-                ready = wait(list(busy), timeout=remaining)
+                # Wake at least every DEATH_CHECK seconds: a worker's death is noticed even when
+                # no end-of-pipe comes (a process the plugin forked holds the pipe open).
+                remaining = max(0.0, min(deadline - time.perf_counter(), DEATH_CHECK))
+                wait(list(busy), timeout=remaining)
                 for worker in list(busy.values()):
-                    answers = self.collect(worker, worker.receiver in ready, pending)
-                    # Settle the worker before yielding: a caller may stop after any answer.
-                    if not worker.tasks or not worker.alive:
+                    answers = self.collect(worker, pending)
+                    # Settle the worker before yielding: a caller may stop after any answer. A worker
+                    # that died keeps its tasks until its pipe's end is read (then they are answered
+                    # or requeued), so none is lost.
+                    if not worker.tasks:
                         busy.pop(worker.receiver)
                         if worker.alive:
                             self.idle.append(worker)
@@ -248,14 +253,12 @@ class LocalExecutor:
         pending.popleft()
         return True
 
-    def collect(
-        self, worker: WorkerProcess, readable: bool, pending: deque[Task]
-    ) -> list[tuple[Task, Executed, float | None]]:
+    def collect(self, worker: WorkerProcess, pending: deque[Task]) -> list[tuple[Task, Executed, float | None]]:
         """The answers the worker has sent; a dead or overdue worker's first task ends as error or
         timed-out, and the tasks queued behind it go back to ``pending`` (they never started)."""
-        answers = []
+        answers: list[tuple[Task, Executed, float | None]] = []
         try:
-            while readable and worker.tasks and worker.receiver.poll():
+            while worker.tasks and worker.receiver.poll():
                 message = worker.receiver.recv()
                 task = worker.tasks[0]
                 if message[0] == "started":
@@ -267,14 +270,17 @@ class LocalExecutor:
                 answers.append((task, message[1], time.perf_counter() - worker.started))
                 if worker.tasks:
                     worker.begin()
+            # Dead without an end-of-pipe: a process the plugin forked may still hold the pipe open.
+            died = bool(worker.tasks) and worker.process.poll() is not None
         except (EOFError, OSError):
+            died = bool(worker.tasks)
+        if died:
             code = worker.process.wait()
-            worker.close_pipes()
+            worker.kill()  # and whatever the plugin left running
             task = worker.tasks.popleft()
             answers.append((task, Executed(None, time.perf_counter() - worker.started, death_message(code)), None))
             self.requeue(worker, pending)
-            return answers
-        if worker.tasks and time.perf_counter() >= worker.deadline():
+        elif worker.tasks and time.perf_counter() >= worker.deadline():
             elapsed = time.perf_counter() - worker.started
             worker.kill()
             task = worker.tasks.popleft()

@@ -146,3 +146,31 @@ def test_plugin_output_never_reaches_our_stdout(run_cli, fake_distribution) -> N
     assert result.solved
     code, out, _ = run_cli("solve", "-s", "chatty", "-n", "8", "--json")
     assert code == 0 and "hello" not in out
+
+
+def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distribution) -> None:
+    orphaning = """
+        import os, time
+        from nqueens_plugins import Solver, hookimpl
+
+        class ForksThenExits(Solver):
+            name = "forks-then-exits"
+            summary = "Leaves a child holding the worker's pipe, then exits."
+
+            def solve(self, problem, rng, budget, options):
+                if problem.n < 5:
+                    return None  # the warm-up
+                if os.fork() == 0:
+                    time.sleep(120)
+                    os._exit(0)
+                os._exit(3)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(ForksThenExits())
+    """
+    fake_distribution("nqueens-forks", {"forks": "forks_plugin"}, {"forks_plugin": orphaning})
+    start = time.monotonic()
+    result = nq.solve("forks-then-exits", 8)  # no time limit: only noticing the death ends it
+    assert result.status == "error" and "exited with status 3" in result.reason
+    assert time.monotonic() - start < 10
