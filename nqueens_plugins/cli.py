@@ -287,7 +287,7 @@ def cross_check_instances(
 @click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
 @click.option("--instances", default=None, help="Instead of -n: instance files, folders or globs (FILE@d, FILE@a..b).")
 @click.option("--trials", default="1", show_default=True, help="Runs per solver and size.")
-@click.option("--timeout", default="10", show_default=True, help="Seconds per run; killed from outside after that.")
+@click.option("--timeout", default="10", show_default=True, help="Seconds per run, killed from outside after that; none for no limit.")
 @click.option("--seed", default="0", show_default=True)
 @click.option("--jobs", default="0", show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
@@ -317,9 +317,10 @@ def compare(
         variants=variants,
         sizes=inputs.parse_sizes(sizes) if sizes is not None else (),
         instances=instance_files.load(instances) if instances is not None else (),
+        skip_refused=specs.strip() == "all",
         trials=parse_int(trials, "--trials", minimum=1),
         seed=parse_int(seed, "--seed"),
-        timeout=parse_seconds(timeout) or harness.DEFAULT_TIMEOUT,
+        timeout=parse_seconds(timeout),  # "none": no limit
         fixed=inputs.parse_fixed(fixed),
     )
     if resume and not out:
@@ -338,6 +339,8 @@ def compare(
             executor=executor,
         )
         records = list(with_progress(stream, planned) if show_progress else stream)
+    for label, reason in grid.skipped.items():
+        click.echo(f"nqueens: note: {label} left out where it cannot run: {reason}", err=True)
     show(render_summary(summarise(records), fmt))
     if any(r["status"] == "invalid" for r in records):
         sys.exit(EXIT_REJECTED)

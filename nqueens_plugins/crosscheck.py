@@ -55,10 +55,13 @@ def cross_check(
     it is listed (``timed-out``), and only answers are compared.
     """
     tasks = []
+    checks: list[Check] = []
     for n in sizes:
         problem = make_problem(n)
         for variant in variants:
-            if variant.solver.precheck(n, variant.options) is not None:
+            refusal = variant.solver.precheck(n, variant.options)
+            if refusal is not None:  # said, not silently left out
+                checks.append(Check(n, variant.label, "solve", "skipped", "-", True, refusal))
                 continue
             if variant.counts:
                 tasks.append(Task("count", variant, problem, timeout=timeout))
@@ -67,7 +70,6 @@ def cross_check(
     solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     for task, answer in run_tasks(tasks, jobs, executor):
         (counted if task.kind == "count" else solved)[task.problem.n].append((task.variant, answer))
-    checks: list[Check] = []
     for n in sizes:
         count_results, reference = count_checks(n, counted[n])
         checks.extend(count_results)

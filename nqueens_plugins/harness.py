@@ -42,9 +42,11 @@ class Grid:
     sizes: Sequence[int] = ()
     trials: int = 1
     seed: int = 0
-    timeout: float = DEFAULT_TIMEOUT
+    timeout: float | None = DEFAULT_TIMEOUT  # None: no limit
     fixed: Mapping[int, int] = field(default_factory=dict)
     instances: Sequence[Problem] = ()
+    skip_refused: bool = False  # ("-s all") leave out what a solver refuses, instead of stopping
+    skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
 
     def problems(self) -> list[Problem]:
         from nqueens_plugins.inputs import make_problem
@@ -62,12 +64,20 @@ class Grid:
             raise BadInput("no solvers given")
         tasks: list[Task] = []
         for problem in self.problems():
+            takers = []
             for variant in self.variants:
-                check_runnable(variant, problem)
+                try:
+                    check_runnable(variant, problem)
+                except BadInput as refusal:
+                    if not self.skip_refused:
+                        raise
+                    self.skipped.setdefault(variant.label, str(refusal))
+                    continue
+                takers.append(variant)
             for trial in range(self.trials):
-                tasks.extend(
-                    Task("solve", v, problem, seed=self.seed, trial=trial, timeout=self.timeout) for v in self.variants
-                )
+                tasks.extend(Task("solve", v, problem, seed=self.seed, trial=trial, timeout=self.timeout) for v in takers)
+        if not tasks:
+            raise BadInput("no solver takes any of these boards: " + "; ".join(self.skipped.values()))
         return tasks
 
 
@@ -142,7 +152,7 @@ def compare(
     trials: int = 1,
     *,
     seed: int = 0,
-    timeout: float = DEFAULT_TIMEOUT,
+    timeout: float | None = DEFAULT_TIMEOUT,
     jobs: int = 0,
     out: str | Path | None = None,
     resume: bool = False,
@@ -170,7 +180,9 @@ def compare(
     size_list = inputs.parse_sizes(sizes) if isinstance(sizes, str) else [inputs.parse_size(n) for n in sizes]
     if problems and size_list:
         raise BadInput("give sizes or instances, not both")
-    grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}), problems)
+    everything = isinstance(solvers, str) and solvers.strip() == "all"
+    grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}), problems,
+                skip_refused=everything)  # fmt: skip
     records = stream(grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens,
                      executor=executor)  # fmt: skip
     return records if stream_records else list(records)

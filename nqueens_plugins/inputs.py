@@ -62,6 +62,8 @@ def parse_sizes(text: str) -> list[int]:
             sizes.extend(range(start, stop + 1, step))
         else:
             sizes.append(parse_size(part))
+        if len(sizes) > MAX_SIZES:
+            raise BadInput(f"sizes {text!r} give more than {MAX_SIZES:,} boards")
     return list(dict.fromkeys(sizes))
 
 

@@ -92,7 +92,8 @@ class Registry:
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         failed = len(self.load_errors)
         broken = f" ({failed} plugin(s) failed to load: see 'nqueens plugins')" if failed else ""
-        return f"unknown solver {name!r}{hint}{broken}"
+        blocked = f" (blocked by NQUEENS_DISABLE_PLUGINS: {', '.join(self.blocked)})" if self.blocked else ""
+        return f"unknown solver {name!r}{hint}{broken}{blocked}"
 
 
 class SolverRegister:

@@ -9,6 +9,7 @@ its own answer.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from dataclasses import dataclass, field, fields
@@ -156,15 +157,16 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
     verdict = verify_outcome(problem, outcome, complete=variant.complete)
     if verdict.rejected or not isinstance(outcome, Outcome):
         return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
+    counters, dropped = clean_counters(outcome.counters)
     return Result(
         **base,
         status=Status(outcome.status),
         verified=verdict.verified,
-        reason=verdict.reason,
+        reason=with_dropped(verdict.reason, dropped),
         queens=safe_queens(outcome),
         iterations=int(outcome.iterations),
         moves=int(outcome.moves),
-        counters=clean_counters(outcome.counters),
+        counters=counters,
     )
 
 
@@ -182,19 +184,30 @@ def safe_queens(outcome: Any) -> np.ndarray | None:
         return None
 
 
-def clean_counters(counters: Any) -> dict[str, Any]:
-    """Counters as JSON-safe numbers; anything else is dropped rather than trusted."""
+def clean_counters(counters: Any) -> tuple[dict[str, Any], list[str]]:
+    """Counters as JSON-safe numbers, and the names of those dropped (not finite numbers):
+    a record never carries what JSON cannot hold, and never drops it without a word."""
     if not isinstance(counters, dict):
-        return {}
+        return {}, ["counters (not a dict)"]
     clean: dict[str, Any] = {}
+    dropped: list[str] = []
     for key, value in counters.items():
         if isinstance(value, bool):
             clean[str(key)] = int(value)
         elif isinstance(value, int) or hasattr(value, "__index__"):
             clean[str(key)] = int(value)
-        elif isinstance(value, float):
+        elif isinstance(value, float) and math.isfinite(value):
             clean[str(key)] = value
-    return clean
+        else:
+            dropped.append(str(key))
+    return clean, dropped
+
+
+def with_dropped(reason: str | None, dropped: list[str]) -> str | None:
+    if not dropped:
+        return reason
+    note = f"counters dropped (not finite numbers): {', '.join(dropped)}"
+    return f"{reason}; {note}" if reason else note
 
 
 def run(
@@ -268,14 +281,15 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
         solutions = getattr(counted, "solutions", None)
         shown = solutions if isinstance(solutions, int) and not isinstance(solutions, bool) else None
         return CountResult(**base, status=Status.INVALID, solutions=shown, verified=False, reason=verdict.reason)
+    counters, dropped = clean_counters(counted.counters)
     return CountResult(
         **base,
         status=Status(counted.status),
         solutions=int(counted.solutions),
         verified=verdict.verified,
-        reason=verdict.reason,
+        reason=with_dropped(verdict.reason, dropped),
         iterations=int(counted.iterations) if isinstance(counted.iterations, int) else 0,
-        counters=clean_counters(counted.counters),
+        counters=counters,
     )
 
 

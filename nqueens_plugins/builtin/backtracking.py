@@ -18,7 +18,7 @@ and restored incrementally on backtrack, never recomputed. Options:
 * ``values=lowest`` tries rows lowest first; ``values=middle`` tries the rows
   nearest the middle of the column first; ``values=lcv`` (least constraining
   value) tries first the row that removes the fewest values from the other
-  domains, at O(n^2) per node. Measured here (benchmarks/forward_checking.py):
+  domains, at O(n^2) per node. Measured here (benchmarks/search_methods.py):
   MRV with lowest rows stalls at some sizes (over 10 s at n = 150, where
   n = 100 takes 270 placements); MRV with LCV stalls too (n = 150, 200); MRV
   with middle rows first solves every n from 4 to 200, the slowest (n = 120)

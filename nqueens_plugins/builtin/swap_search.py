@@ -50,7 +50,6 @@ if TYPE_CHECKING:
 
 SLICE = 1 << 16  # swap attempts between budget checks
 MAX_N = 100_000_000  # about 8 GiB at the limit (79 bytes a queen); solved here in about a minute
-BYTES_PER_QUEEN = 20  # int32 queens + two int32 diagonal counts of 2n-1 entries
 
 
 def paper_tail(n: int) -> int:

@@ -19,7 +19,7 @@ The library has no time limit. The adapter adds a ``Watchdog`` constraint over
 every variable: the solvers call it on each assignment, it counts them and,
 every so often, reads the clock and raises when the budget is spent, which
 unwinds the search. Its cost is one cheap call per assignment beside the n - 1
-diagonal checks (measured in benchmarks/constraint_overhead.py).
+diagonal checks (measured in benchmarks/adapters.py).
 
 Counts: the library reports nothing, so both figures come from the watchdog.
 For the backtracking solvers one **iteration** is one assignment tried (a

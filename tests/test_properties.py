@@ -1,0 +1,89 @@
+"""Properties of what users type (sizes, options, variant labels) and the small promises around them."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import nqueens_plugins as nq
+from nqueens_plugins import host, inputs
+from nqueens_plugins.errors import BadInput
+from nqueens_plugins.run import clean_counters
+
+
+@st.composite
+def size_texts(draw: st.DrawFn) -> tuple[str, list[int]]:
+    parts, expected = [], []
+    for _ in range(draw(st.integers(1, 5))):
+        if draw(st.booleans()):
+            n = draw(st.integers(1, 10**6))
+            parts.append(draw(st.sampled_from(["{}", " {} ", "{:_}"])).format(n))
+            expected.append(n)
+        else:
+            start, length, step = draw(st.integers(1, 500)), draw(st.integers(0, 40)), draw(st.integers(1, 9))
+            stop = start + length
+            parts.append(f"{start}..{stop}" + (f":{step}" if step > 1 else ""))
+            expected.extend(range(start, stop + 1, step))
+    return ",".join(parts), list(dict.fromkeys(expected))
+
+
+@given(size_texts())
+def test_size_lists_parse_to_what_they_say(case: tuple[str, list[int]]) -> None:
+    text, expected = case
+    assert inputs.parse_sizes(text) == expected
+
+
+def test_the_size_limit_holds_for_the_whole_list() -> None:
+    with pytest.raises(BadInput, match="more than 10,000 boards"):
+        inputs.parse_sizes("1..10000,10001..20000")
+
+
+@given(st.sampled_from(["simulated-annealing", "min-conflicts", "forward-checking", "steepest-ascent"]), st.data())
+@settings(max_examples=80, deadline=None)
+def test_a_variant_label_names_the_same_variant(name: str, data: st.DataObject) -> None:
+    solver = host.registry().get(name).solver
+    given_options = {}
+    for option in solver.options:
+        if not data.draw(st.booleans()):
+            continue
+        if option.choices:
+            value = data.draw(st.sampled_from(option.choices))
+        elif option.type is int:
+            value = data.draw(st.integers(int(option.minimum or 0), 10**6))
+        elif option.type is float:
+            low = option.minimum if option.minimum is not None else -1e6
+            high = option.maximum if option.maximum is not None else 1e6
+            value = data.draw(st.floats(low, high, allow_nan=False))
+        else:
+            continue
+        given_options[option.name] = value
+    variant = host.registry().variant(name, **given_options)
+    again = host.registry().variant(variant.label)
+    assert again.label == variant.label and dict(again.options) == dict(variant.options)
+
+
+def test_counters_that_are_not_finite_numbers_are_dropped_with_a_word() -> None:
+    clean, dropped = clean_counters({"restarts": 3, "rate": 0.5, "bad": math.nan, "huge": math.inf, "name": "x"})
+    assert clean == {"restarts": 3, "rate": 0.5} and sorted(dropped) == ["bad", "huge", "name"]
+
+
+def test_a_blocked_plugin_is_named_when_its_solver_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(host.DISABLE_VARIABLE, "builtin-min-conflicts")
+    host.reset()
+    with pytest.raises(BadInput, match="blocked by NQUEENS_DISABLE_PLUGINS: builtin-min-conflicts"):
+        nq.solve("min-conflicts", 8)
+
+
+def test_compare_all_leaves_out_what_a_solver_refuses_and_says_so(run_cli) -> None:
+    code, out, err = run_cli("compare", "-s", "all", "-n", "6", "--fixed", "0:1", "--timeout", "5", "--format", "json")
+    assert code == 0, err
+    assert "swap-search left out where it cannot run: swap-search cannot honour fixed queens" in err
+    assert "construction left out" in err
+
+
+def test_compare_timeout_none_means_no_limit(run_cli) -> None:
+    code, out, err = run_cli("compare", "-s", "backtracking", "-n", "8", "--timeout", "none", "--format", "json")
+    assert code == 0, err
