@@ -34,3 +34,12 @@ def test_the_plugin_example_works_when_pasted(fake_distribution) -> None:
     result = nq.solve("random-permutations", 8, seed=1)
     assert result.verified is True
     assert_contract("random-permutations")
+
+
+def test_the_guides_counting_plugin_works_when_pasted(fake_distribution) -> None:
+    guide = (ROOT / "docs" / "plugin-authors.md").read_text()
+    plugin = next(block for block in re.findall(r"```python\n(.*?)```", guide, flags=re.S) if "def count" in block)
+    fake_distribution("nqueens-permutations", {"permutations": "permutations_plugin"}, {"permutations_plugin": plugin})
+    assert nq.count("permutations", 8).verified is True
+    assert nq.count("permutations", 6, blocked=[(0, 1)]).solutions == nq.count("bitboard", 6, blocked=[(0, 1)]).solutions
+    assert_contract("permutations")
