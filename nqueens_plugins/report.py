@@ -182,9 +182,11 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
 
 def instance_label(record: Mapping[str, Any]) -> str | None:
     """How a record's instance is named in tables: None for a plain board."""
+    if record.get("source"):
+        return str(record["source"])
     if not record.get("fixed") and not record.get("blocked"):
         return None
-    return record.get("source") or f"n={record['n']} #{record.get('instance') or '?'}"
+    return f"n={record['n']} #{record.get('instance') or '?'}"
 
 
 def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:

@@ -344,3 +344,14 @@ def test_solve_and_count_an_instance_from_the_cli(run_cli) -> None:
     assert code == 0 and "counted 2 solutions" in out
     code, out, _ = run_cli("instances", "show", f"{DIAG}@6")
     assert code == 0 and "blocked squares" in out and "▪" in out
+
+
+def test_instances_take_the_place_of_sizes_in_reports_and_plots(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    code, _, err = run_cli("compare", "-s", "bitset-mrv", "--instances", f"{DIAG}@0..3", "--out", str(out), "--format", "csv")
+    assert code == 0, err
+    code, table, _ = run_cli("report", str(out), "--format", "markdown")
+    assert code == 0 and "| instance |" in table and f"{DIAG}@0" in table and f"{DIAG}@3" in table
+    code, said, err = run_cli("plot", str(out), "-o", str(tmp_path / "runs.png"))
+    assert code == 0, err
+    assert (tmp_path / "runs.png").stat().st_size > 10_000
