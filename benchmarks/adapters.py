@@ -13,9 +13,8 @@ from __future__ import annotations
 import statistics
 import sys
 
-from common import finish, header, report, timed
+from common import finish, header, report, solve, timed
 
-import nqueens_plugins as nq
 
 REPEATS = 7
 
@@ -65,29 +64,29 @@ def overhead(label: str, raw, adapter, limit: float) -> None:  # type: ignore[no
 def main() -> None:
     header("adapter overhead against the raw library (median of interleaved runs)")
     for n in (50, 100):
-        overhead(f"ortools-cpsat n={n}", lambda: raw_cpsat(n), lambda: nq.solve("ortools-cpsat", n, timeout=60), 0.05)
+        overhead(f"ortools-cpsat n={n}", lambda: raw_cpsat(n), lambda: solve("ortools-cpsat", n, timeout=60), 0.05)
     for n in (32, 64):
-        overhead(f"python-constraint n={n}", lambda: raw_constraint(n), lambda: nq.solve("python-constraint", n, timeout=60), 0.10)
+        overhead(f"python-constraint n={n}", lambda: raw_constraint(n), lambda: solve("python-constraint", n, timeout=60), 0.10)
 
     header("python-constraint adapter default")
-    seconds, result = timed(lambda: nq.solve("python-constraint", 64, timeout=10))
+    seconds, result = timed(lambda: solve("python-constraint", 64, timeout=10))
     report("python-constraint n=64 first solution", seconds, 1.0, note=result.status)
-    seconds, result = timed(lambda: nq.solve("python-constraint[solver=optimized]", 32, timeout=10))
+    seconds, result = timed(lambda: solve("python-constraint[solver=optimized]", 32, timeout=10))
     report("python-constraint[solver=optimized] n=32 (the library's default)", seconds, None, note=result.status)
 
     header("CP-SAT configurations (1 worker; sample = the OR-Tools sample model)")
-    sample, result = timed(lambda: nq.solve("ortools-cpsat", 200, timeout=60))
+    sample, result = timed(lambda: solve("ortools-cpsat", 200, timeout=60))
     report("ortools-cpsat (sample model) n=200", sample, None, note=result.status)
-    fast, result = timed(lambda: nq.solve("ortools-cpsat[model=boolean]", 200, timeout=60))
+    fast, result = timed(lambda: solve("ortools-cpsat[model=boolean]", 200, timeout=60))
     report("ortools-cpsat[model=boolean] n=200", fast, None, note=result.status)
     report("speed-up of model=boolean at n=200 (target >= 2x)", sample / fast, None, unit="x",
            note="ok" if sample / fast >= 2 else "MISSED")  # fmt: skip
-    strategy, result = timed(lambda: nq.solve("ortools-cpsat[strategy=mindomain-median]", 200, timeout=60))
+    strategy, result = timed(lambda: solve("ortools-cpsat[strategy=mindomain-median]", 200, timeout=60))
     report("ortools-cpsat[strategy=mindomain-median] n=200", strategy, None, note=result.status)
     if "--skip-slow" not in sys.argv:
-        seconds, result = timed(lambda: nq.solve("ortools-cpsat[model=boolean]", 500, timeout=60))
+        seconds, result = timed(lambda: solve("ortools-cpsat[model=boolean]", 500, timeout=60))
         report("ortools-cpsat[model=boolean] n=500 (stretch)", seconds, 60.0, note=result.status)
-        seconds, result = timed(lambda: nq.solve("ortools-cpsat", 500, timeout=60))
+        seconds, result = timed(lambda: solve("ortools-cpsat", 500, timeout=60))
         report("ortools-cpsat (sample model) n=500", seconds, None, note=result.status)
     finish()
 

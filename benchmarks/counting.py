@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from common import finish, header, report, timed
+from common import count, finish, header, report, timed
 
-import nqueens_plugins as nq
 from nqueens_plugins.verify import known_count
 
 
@@ -46,16 +45,16 @@ def main() -> None:
     reference, value = timed(lambda: plain_count(14))
     assert value == known_count(14)
     report("reference: plain pure-Python bit-mask count n=14", reference, None)
-    seconds, result = timed(lambda: nq.count("bitboard[kernel=python]", 14))
+    seconds, result = timed(lambda: count("bitboard[kernel=python]", 14))
     report("bitboard[kernel=python] n=14 (both cores)", seconds, 3.0,
            note=f"{result.solutions:,} verified={result.verified}; {reference / seconds:.1f}x the reference")  # fmt: skip
-    nq.count("bitboard[kernel=numba]", 10)  # load (or compile) the kernel once, outside the timings
+    count("bitboard[kernel=numba]", 10)  # load (or compile) the kernel once, outside the timings
     sizes = [(14, None), (15, None), (16, 5.0)] + ([] if "--skip-17" in sys.argv else [(17, 60.0)])
     for n, limit in sizes:
-        seconds, result = timed(lambda: nq.count("bitboard[kernel=numba]", n))
+        seconds, result = timed(lambda: count("bitboard[kernel=numba]", n))
         report(f"bitboard[kernel=numba] n={n} (both cores)", seconds, limit,
                note=f"{result.solutions:,} verified={result.verified}")  # fmt: skip
-    seconds, result = timed(lambda: nq.count("bitboard[kernel=numba,workers=1]", 15))
+    seconds, result = timed(lambda: count("bitboard[kernel=numba,workers=1]", 15))
     report("bitboard[kernel=numba,workers=1] n=15 (one core, for the split's gain)", seconds, None,
            note=f"{result.solutions:,} verified={result.verified}")  # fmt: skip
     finish()

@@ -25,16 +25,13 @@ import gzip
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 
-from common import finish, header, report
+from common import CSPLIB, DIAGONALS, finish, header, report, shiftqueens_results
 
 from nqueens_plugins import host, instances
 from nqueens_plugins.run import run
 
-CSPLIB = Path(__file__).resolve().parents[2] / "shared" / "csplib"
 ASP = CSPLIB / "asp-blocked-queens"
-DIAGONALS = CSPLIB / "excluded-diagonals"
 
 
 def lingeling_answers() -> dict[str, tuple[bool, float]]:
@@ -43,16 +40,6 @@ def lingeling_answers() -> dict[str, tuple[bool, float]]:
         for line in handle:
             fields = line.split()
             answers[f"blockedqueens.{fields[0]}.{fields[2]}.param"] = (fields[3] == "SATISFIABLE", float(fields[15]))
-    return answers
-
-
-def shiftqueens_answers() -> dict[tuple[int, int, int], tuple[bool, int]]:
-    """(n, file id, d) -> (satisfiable, search nodes) from the published shiftqueens run."""
-    answers = {}
-    with gzip.open(DIAGONALS / "shiftqueens-results.txt.gz", "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            answers[(int(fields[0]), int(fields[3]), int(fields[1]))] = (fields[5] != "0", int(fields[7]))
     return answers
 
 
@@ -91,7 +78,7 @@ def asp(limit: int | None) -> None:
 
 def excluded_diagonals(files_per_n: int) -> None:
     header(f"Excluded Diagonals, n = 10..21, {files_per_n} lists each, every published d (bitset-mrv against shiftqueens)")
-    answers = shiftqueens_answers()
+    answers = shiftqueens_results()
     variant = host.registry().variant("bitset-mrv")
     run(variant, instances.load_one(str(ASP / "blockedqueens.28.1449787894.param")))  # warm-up: load the kernel
     seconds, pairs, agree = [], 0, 0

@@ -15,16 +15,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from common import finish, header, report, timed
+from common import finish, header, report, solve, timed
 
-import nqueens_plugins as nq
 from nqueens_plugins.builtin.construction import construct
 from nqueens_plugins.verify import board_error
 
 PEAK_MEMORY_PROGRAM = """
 import resource, sys
 import nqueens_plugins as nq
-result = nq.solve("swap-search", int(sys.argv[1]))
+result = nq.solve("swap-search", int(sys.argv[1]), isolate=False)
 assert result.verified, result.status
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
@@ -48,17 +47,17 @@ def main() -> None:
     report("swap-search kernel: load or compile in a fresh process", seconds, None)
 
     header("swap-search against references at n = 10^6 (all verified)")
-    nq.solve("swap-search", 1000)  # warm: kernel loaded
-    seconds, result = timed(lambda: nq.solve("swap-search", 10**6))
+    solve("swap-search", 1000)  # warm: kernel loaded
+    seconds, result = timed(lambda: solve("swap-search", 10**6))
     report("swap-search n=1,000,000", seconds, 2.0, note=f"{result.status}, verified={result.verified}")
-    reference, result = timed(lambda: nq.solve("swap-search[kernel=python]", 10**6))
+    reference, result = timed(lambda: solve("swap-search[kernel=python]", 10**6))
     report("reference: swap-search[kernel=python] n=1,000,000", reference, None, note=f"{result.status}; {reference / seconds:.1f}x slower")
-    reference, result = timed(lambda: nq.solve("min-conflicts[init=greedy]", 10**6, timeout=60))
+    reference, result = timed(lambda: solve("min-conflicts[init=greedy]", 10**6, timeout=60))
     report("reference: min-conflicts[init=greedy] n=1,000,000", reference, None, note=f"{result.status}; {reference / seconds:.1f}x slower")
 
     header("ten million queens")
     if "--skip-10-7" not in sys.argv:
-        seconds, result = timed(lambda: nq.solve("swap-search", 10**7))
+        seconds, result = timed(lambda: solve("swap-search", 10**7))
         report("swap-search n=10,000,000", seconds, 15.0, note=f"{result.status}, verified={result.verified}")
     seconds, board = timed(lambda: construct(10**7))
     check_seconds, error = timed(lambda: board_error(10**7, board))

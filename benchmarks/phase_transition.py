@@ -15,25 +15,15 @@ from __future__ import annotations
 
 import argparse
 import csv
-import gzip
 import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from common import DIAGONALS, shiftqueens_results
+
 from nqueens_plugins import host, inputs, instances
 from nqueens_plugins.run import run
 
-DIAGONALS = Path(__file__).resolve().parents[2] / "shared" / "csplib" / "excluded-diagonals"
-
-
-def published() -> dict[tuple[int, int, int], tuple[bool, int]]:
-    """(n, list id, d) -> (satisfiable, shiftqueens search nodes)."""
-    answers = {}
-    with gzip.open(DIAGONALS / "shiftqueens-results.txt.gz", "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            answers[(int(fields[0]), int(fields[3]), int(fields[1]))] = (fields[5] != "0", int(fields[7]))
-    return answers
 
 
 def list_id(source: str) -> int:
@@ -41,7 +31,7 @@ def list_id(source: str) -> int:
 
 
 def measure(sizes: list[int], files: int) -> list[dict[str, float]]:
-    answers = published()
+    answers = shiftqueens_results()
     variant = host.registry().variant("bitset-mrv")
     rows = []
     for n in sizes:

@@ -12,15 +12,14 @@ from __future__ import annotations
 import statistics
 import sys
 
-from common import finish, header, report, timed
+from common import finish, header, report, solve, timed
 
-import nqueens_plugins as nq
 
 
 def worst(spec: str, sizes: range, timeout: float) -> tuple[float, int, str]:
     slowest = (0.0, 0, "")
     for n in sizes:
-        seconds, result = timed(lambda: nq.solve(spec, n, timeout=timeout))
+        seconds, result = timed(lambda: solve(spec, n, timeout=timeout))
         if result.status != "solved" or not result.verified:
             return (max(seconds, timeout), n, result.status)
         slowest = max(slowest, (seconds, n, result.status))
@@ -36,7 +35,7 @@ def main() -> None:
     report(f"{spec} n=4..200 (slowest n={n})", seconds, 10.0)
     for values in ("lowest", "lcv"):
         for n in (100, 150, 200):
-            seconds, result = timed(lambda: nq.solve(f"forward-checking[order=mrv,values={values}]", n, timeout=15))
+            seconds, result = timed(lambda: solve(f"forward-checking[order=mrv,values={values}]", n, timeout=15))
             report(f"forward-checking[order=mrv,values={values}] n={n}", seconds, None,
                    note=f"{result.status}, {result.iterations:,} iterations")  # fmt: skip
     if "--all-value-orders" in sys.argv:
@@ -45,12 +44,12 @@ def main() -> None:
             report(f"forward-checking[order=mrv,values={values}] n=4..200 (slowest n={n}: {status})", seconds, None)
     seconds, n, _ = worst("backtracking", range(4, 30), 20)
     report(f"backtracking n=4..29 (slowest n={n})", seconds, 10.0)
-    seconds, result = timed(lambda: nq.solve("backtracking", 30, timeout=10))
+    seconds, result = timed(lambda: solve("backtracking", 30, timeout=10))
     report("backtracking n=30 (past the wall: timed-out is honest)", seconds, None, note=result.status)
 
     header("min-conflicts at scale (greedy start)")
     for n, limit in ((10**5, 2.0), (10**6, 10.0)):
-        seconds, result = timed(lambda: nq.solve("min-conflicts[init=greedy]", n, timeout=60))
+        seconds, result = timed(lambda: solve("min-conflicts[init=greedy]", n, timeout=60))
         report(f"min-conflicts[init=greedy] n={n:,}", seconds, limit,
                note=f"{result.status}, {result.iterations} repairs, verified={result.verified}")  # fmt: skip
 
@@ -58,7 +57,7 @@ def main() -> None:
     for spec in ("random-restart", "random-neighbour"):
         times, solved = [], 0
         for seed in range(10):
-            seconds, result = timed(lambda: nq.solve(spec, 100, seed=seed, timeout=30))
+            seconds, result = timed(lambda: solve(spec, 100, seed=seed, timeout=30))
             times.append(seconds)
             solved += result.solved
         report(f"{spec} n=100", statistics.median(times), 10.0, note=f"{solved}/10 solved")

@@ -173,7 +173,7 @@ def count(
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import host
-    from nqueens_plugins.execution import LocalExecutor, Task
+    from nqueens_plugins.execution import Task
     from nqueens_plugins.report import count_summary
     from nqueens_plugins.run import INVALID
     from nqueens_plugins.verify import known_count

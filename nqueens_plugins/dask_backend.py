@@ -27,7 +27,7 @@ from itertools import islice
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.execution import Answer, LocalExecutor, Task, conclude
+from nqueens_plugins.execution import Answer, Executor, LocalExecutor, Task, conclude
 from nqueens_plugins.run import Executed
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
@@ -71,7 +71,7 @@ def scheduler_address(given: str | None) -> str:
     return address
 
 
-class DaskExecutor:
+class DaskExecutor(Executor):
     """The execution service's interface (``map``, ``run``, ``close``) over a Dask cluster."""
 
     def __init__(
@@ -146,17 +146,6 @@ class DaskExecutor:
             for future in submitted:
                 future.cancel()
 
-    def run(self, task: Task) -> Answer:
-        for _, answer in self.map([task]):
-            return answer
-        raise RuntimeError("the executor returned nothing")  # pragma: no cover
-
     def close(self) -> None:
         if self.owned:
             self.client.close()
-
-    def __enter__(self) -> DaskExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -186,7 +186,30 @@ class WorkerProcess:
         return self.process.poll() is None and not self.receiver.closed
 
 
-class LocalExecutor:
+class Executor:
+    """What every backend offers: ``map`` (tasks in, verified answers out as they end),
+    ``run`` (one task), ``close``; usable as a context manager."""
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:
+        raise NotImplementedError
+
+    def run(self, task: Task) -> Answer:
+        """One task, its result."""
+        for _, answer in self.map([task]):
+            return answer
+        raise RuntimeError("the executor returned nothing")  # pragma: no cover
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
     """Worker processes on this machine. Reusable: workers stay warm between calls of ``map``.
 
     Each worker holds up to ``QUEUED_PER_WORKER`` tasks, so it starts the next as
@@ -293,22 +316,10 @@ class LocalExecutor:
         while worker.tasks:
             pending.appendleft(worker.tasks.pop())
 
-    def run(self, task: Task) -> Answer:
-        """One task, its result."""
-        for _, answer in self.map([task]):
-            return answer
-        raise RuntimeError("the executor returned nothing")  # pragma: no cover
-
     def close(self) -> None:
         """End the idle workers (their groups are killed: an idle worker holds nothing)."""
         while self.idle:
             self.idle.pop().kill()
-
-    def __enter__(self) -> LocalExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 _shared: LocalExecutor | None = None
