@@ -128,7 +128,7 @@ def solve(
     from nqueens_plugins import host
     from nqueens_plugins.execution import LocalExecutor, Task
     from nqueens_plugins.report import render_board, result_summary
-    from nqueens_plugins.run import INVALID
+    from nqueens_plugins.run import INVALID, Result
 
     variant = host.registry().variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
@@ -138,6 +138,7 @@ def solve(
     )  # fmt: skip
     with LocalExecutor(1) as executor:
         result = executor.run(task)
+    assert isinstance(result, Result)
     if as_json:
         click.echo(json.dumps(result.to_dict(keep_queens=show_queens)))
     else:

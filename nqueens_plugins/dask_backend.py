@@ -64,6 +64,13 @@ def run_chunk(tasks: list[Task]) -> list[tuple[Executed, float | None]]:
     return [by_task[id(task)] for task in tasks]
 
 
+def in_chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
+    """Consecutive lists of ``size`` tasks, read lazily (a long grid is never copied whole)."""
+    iterator = iter(tasks)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
 def scheduler_address(given: str | None) -> str:
     address = given or os.environ.get(SCHEDULER_VARIABLE)
     if not address:
@@ -115,7 +122,7 @@ class DaskExecutor(Executor):
         """Run every task on the cluster; yield (task, verified result) chunk by chunk as they end."""
         from distributed import as_completed
 
-        chunks = iter(lambda it=iter(tasks): list(islice(it, self.chunk_size)), [])
+        chunks = in_chunks(tasks, self.chunk_size)
         submitted: dict[Any, list[Task]] = {}
 
         def submit(chunk: list[Task]) -> Any:

@@ -92,7 +92,7 @@ class BritishMuseum(Solver):
             boards[:, fixed_columns] = fixed_rows
             if options["sampling"] == "permutation":
                 boards[:, free] = generator.permuted(np.broadcast_to(free_rows, (batch, len(free_rows))), axis=1)
-            elif open_table is not None:
+            elif open_table is not None and open_counts is not None:
                 picks = (generator.random((batch, len(free))) * open_counts).astype(np.int64)
                 boards[:, free] = open_table[np.arange(len(free)), picks]
             else:
