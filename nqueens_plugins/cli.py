@@ -9,6 +9,7 @@ a count contradicts OEIS.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -523,6 +524,9 @@ def make_console() -> Any:
 
 def main() -> None:
     """Entry point: click's own usage errors also become one line and exit status 2."""
+    # A command started in the background inherits SIGINT ignored; an explicit `kill -INT`
+    # must still stop it (and so its workers), as Ctrl-C does in the foreground.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Abort:

@@ -99,16 +99,40 @@ def test_a_timeout_holds_from_outside(hostile_env: dict[str, str], args: list[st
     assert descendants_of(command.pid) == []
 
 
-def test_warm_start_keeps_import_time_out_of_the_timing() -> None:
-    # The worker's first call of a solver is an untimed warm-up on a 4x4 board, so the
-    # first timed run is not the one that pays for imports and compiled kernels.
-    variant = host.registry().variant("ortools-cpsat")
-    problem = make_problem(8)
+def test_warm_start_keeps_import_time_out_of_the_timing(fake_distribution) -> None:
+    # A plugin whose first call in a process is slow (as an import or a JIT compilation is):
+    # the worker's untimed warm-up on a 4x4 board pays for it, not the timed run.
+    slow_start = """
+        import time
+        from nqueens_plugins import Outcome, Solver, Status, hookimpl
+        from nqueens_plugins.builtin.construction import construct
+
+        CALLS = []
+
+        class SlowStart(Solver):
+            name = "slow-start"
+            summary = "Its first call in a process sleeps a second."
+
+            def solve(self, problem, rng, budget, options):
+                if not CALLS:
+                    time.sleep(1.0)
+                CALLS.append(problem.n)
+                queens = construct(problem.n)
+                status = Status.SOLVED if queens is not None else Status.GAVE_UP
+                return Outcome(status, queens, 1, problem.n, {"calls_before": len(CALLS) - 1})
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(SlowStart())
+    """
+    fake_distribution("nqueens-slow-start", {"slow": "slow_start_plugin"}, {"slow_start_plugin": slow_start})
+    variant = host.registry().variant("slow-start")
     with LocalExecutor(1) as executor:
-        first, second = (executor.run(Task.solve(variant, problem, timeout=30)) for _ in range(2))
-    assert first.status == second.status == "solved"
-    assert first.seconds < 10 * second.seconds + 0.05  # cold import alone is ~70x a warm n = 8 solve
-    assert first.overhead_seconds >= 0
+        result = executor.run(Task.solve(variant, make_problem(8), timeout=30))
+    assert result.solved
+    assert result.counters["calls_before"] == 1  # the warm-up came first
+    assert result.seconds < 0.5  # the second's sleep is not in the timed call (it sleeps, so load cannot blur it)
+    assert result.overhead_seconds >= 0
 
 
 def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def test_hostile_plugins_get_their_status_and_the_rest_finish(hostile: Path, tmp
     for name in ("min-conflicts", "backtracking"):
         assert all(r["status"] == "solved" and r["verified"] is True for r in by_solver[name])
     timed_out = [r for r in records if r["status"] == "timed-out"]
-    assert all(r["seconds"] < 2.0 for r in timed_out)  # killed within the grace, not waited for
+    assert all(r["seconds"] < 3.0 for r in timed_out)  # killed at 1 s + 0.5 s grace, not waited for (slack for load)
     assert elapsed < 15
     assert len(read_records(out).records) == len(records) == 2 * (len(EXPECTED) + 2)
 

@@ -52,10 +52,13 @@ def test_budget_and_seed_reach_cpsat_parameters() -> None:
     from nqueens_plugins import Budget
 
     fake = SimpleNamespace(parameters=SimpleNamespace())
-    configure(fake, Budget(seconds=2.0, iterations=500), workers=3, seed=99, strategy="automatic")
+    budget = Budget(seconds=2.0, iterations=500)
+    configure(fake, budget, workers=3, seed=99, strategy="automatic")
+    left_after = budget.remaining()
     parameters = fake.parameters
     assert parameters.random_seed == 99 and parameters.num_workers == 3
-    assert 1.5 < parameters.max_time_in_seconds <= 2.0 and parameters.max_number_of_conflicts == 500
+    # What was left of the budget when configured: no more than 2 s, no less than what is left now.
+    assert left_after <= parameters.max_time_in_seconds <= 2.0 and parameters.max_number_of_conflicts == 500
 
 
 @pytest.mark.parametrize(
