@@ -22,7 +22,7 @@ from nqueens_plugins.records import read_records, run_key  # noqa: E402
 
 
 def start_cluster() -> tuple[object, object]:
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
     return cluster, distributed.Client(cluster, set_as_default=False)
 
 
