@@ -81,7 +81,7 @@ def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
         try:
             plugin = entry_point.load()
             pm.register(plugin, name=entry_point.name)
-        except Exception as exc:  # noqa: BLE001 - a plugin may fail in any way at import
+        except BaseException as exc:  # noqa: BLE001 - sys.exit or KeyboardInterrupt at import is that plugin's failure too
             registry.load_errors.append(LoadError(source, describe_exception(exc)))
             continue
         sources[entry_point.name] = source
@@ -112,7 +112,7 @@ def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
             # Called one plugin at a time so that a failure is pinned on its plugin;
             # like pluggy, pass only the arguments the implementation names.
             impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
-        except Exception as exc:  # noqa: BLE001 - any failure is that plugin's
+        except BaseException as exc:  # noqa: BLE001 - any failure is that plugin's, sys.exit included
             register.withdraw()
             registry.load_errors.append(LoadError(source, describe_exception(exc)))
     return registry

@@ -128,6 +128,9 @@ def check_solver(solver: Any) -> None:
     label = repr(name) if isinstance(name, str) else repr(solver)
     if isinstance(solver, type):
         raise PluginError(f"register() takes a solver instance, not the class {solver.__name__}")
+    if not isinstance(solver, Solver):
+        # The host relies on more than solve(): is_complete, counts, precheck and the flags.
+        raise PluginError(f"solver {label}: must be an instance of a nqueens_plugins.Solver subclass")
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
         raise PluginError(f"solver {label}: name must be kebab-case (like 'my-solver')")
     summary = getattr(solver, "summary", None)

@@ -98,3 +98,43 @@ def test_blocked_plugins_are_not_imported(fake_distribution, monkeypatch: pytest
 def test_unknown_solver_suggests_close_names() -> None:
     with pytest.raises(BadInput, match="did you mean min-conflicts"):
         host.registry().get("min-conflict")
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("import sys\nsys.exit(5)\n", "SystemExit: 5"),
+        ("raise KeyboardInterrupt('from the plugin')\n", "KeyboardInterrupt"),
+    ],
+)
+def test_a_plugin_that_exits_at_import_is_recorded_not_fatal(fake_distribution, run_cli, body: str, words: str) -> None:
+    fake_distribution("nqueens-exits", {"exits": "exits_at_import"}, {"exits_at_import": body})
+    registry = host.registry()
+    assert [e.source.plugin for e in registry.load_errors] == ["exits"]
+    assert words in registry.load_errors[0].message
+    code, out, _ = run_cli("plugins")
+    assert code == 0 and "min-conflicts" in out and "exits" in out
+
+
+def test_a_duck_typed_solver_is_refused_and_listing_still_works(fake_distribution, run_cli) -> None:
+    duck = """
+        from nqueens_plugins import Outcome, Status, hookimpl
+
+        class Duck:
+            name = "duck"
+            summary = "Looks like a solver."
+            options = ()
+
+            def solve(self, problem, rng, budget, options):
+                return Outcome(Status.GAVE_UP, None, 0, 0)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(Duck())
+    """
+    fake_distribution("nqueens-duck", {"duck": "duck_plugin"}, {"duck_plugin": duck})
+    registry = host.registry()
+    assert "duck" not in registry.registrations
+    assert "must be an instance of a nqueens_plugins.Solver subclass" in registry.load_errors[0].message
+    code, out, _ = run_cli("plugins", "--json")
+    assert code == 0 and '"min-conflicts"' in out
