@@ -8,7 +8,9 @@ back is unverified: this process verifies every answer and writes the records,
 in the order the chunks arrive. Hence ``--resume`` and the results file are
 exactly the local ones, and the same seed gives the same records.
 
-A Dask worker that dies mid-chunk loses nothing: Dask runs the chunk again
+A count is split into the pieces its solver offers (``Solver.count_parts``:
+``bitboard`` deals its subtrees into 64), each piece one Dask task, and the
+total is verified here. A Dask worker that dies mid-chunk loses nothing: Dask runs the chunk again
 elsewhere, and its records are written once, when it completes. At most
 ``WINDOW_PER_WORKER`` chunks per worker are in flight, so a grid of any size
 keeps this process's memory flat.
@@ -27,7 +29,7 @@ from itertools import islice
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.execution import Answer, Executor, LocalExecutor, Task, conclude
+from nqueens_plugins.execution import Answer, Executor, LocalExecutor, Task, conclude, count_in_parts
 from nqueens_plugins.run import Executed
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
@@ -152,6 +154,12 @@ class DaskExecutor(Executor):
         finally:
             for future in submitted:
                 future.cancel()
+
+    def run(self, task: Task) -> Answer:
+        """One task; a count is split into the pieces its solver offers, counted across the cluster."""
+        if task.kind == "count":
+            return count_in_parts(self, task)
+        return super().run(task)
 
     def close(self) -> None:
         if self.owned:

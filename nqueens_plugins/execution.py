@@ -38,13 +38,13 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from nqueens_plugins.problem import Budget, Problem, Status
+from nqueens_plugins.problem import Budget, Count, Problem, Status
 from nqueens_plugins.run import (
-    CountResult, Executed, Result, check_runnable, execute, execute_count, judge, judge_count,
+    CountResult, Executed, Result, call_plugin, check_runnable, execute, execute_count, judge, judge_count,
 )  # fmt: skip
 from nqueens_plugins.solver import Variant
 
@@ -54,7 +54,8 @@ DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still ali
 
 @dataclass(frozen=True)
 class Task:
-    """One call into plugin code: solve (``kind="solve"``) or count a problem with a variant."""
+    """One call into plugin code: ``kind`` is ``solve`` or ``count`` a problem with a variant, or
+    (for a count split across a cluster, see ``count_in_parts``) ``count-plan`` or ``count-part``."""
 
     kind: str
     variant: Variant
@@ -64,6 +65,7 @@ class Task:
     timeout: float | None = None
     max_iterations: int | None = None
     unique: bool = False
+    part: Any = None  # the piece a count-part task counts
 
     @classmethod
     def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
@@ -83,13 +85,22 @@ Answer = Result | CountResult
 
 def perform(task: Task) -> Executed:
     """Run a task's solver call, in whatever process this is (the worker's side)."""
+    solver, options = task.variant.solver, dict(task.variant.options)
     if task.kind == "count":
         return execute_count(task.variant, task.problem, task.unique, Budget(task.timeout))
+    if task.kind == "count-plan":
+        return Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique))
+    if task.kind == "count-part":
+        budget = Budget(task.timeout)
+        return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
     return execute(task.variant, task.problem, task.seed, task.trial, Budget(task.timeout, task.max_iterations))
 
 
 def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer:
-    """Verify what came back and make the result (the parent's side)."""
+    """Verify what came back and make the result (the parent's side). The pieces of a split
+    count come back as they are; ``count_in_parts`` checks them and verifies the total."""
+    if task.kind in ("count-plan", "count-part"):
+        return executed  # type: ignore[return-value]
     if task.kind == "count":
         answer: Answer = judge_count(task.variant, task.problem, task.unique, executed)
     else:
@@ -320,6 +331,50 @@ class LocalExecutor(Executor):
         """End the idle workers (their groups are killed: an idle worker holds nothing)."""
         while self.idle:
             self.idle.pop().kill()
+
+
+def count_in_parts(executor: Executor, task: Task) -> CountResult:
+    """A count split into the pieces the solver offers (``Solver.count_parts``), counted as
+    separate tasks by ``executor`` (the workers of a cluster), added up here and verified.
+
+    A solver that offers no pieces (or fails to plan) is counted in one task. A
+    piece that fails makes the count fail; one that runs out of time makes the total
+    a lower bound (``timed-out``).
+    """
+    start = time.perf_counter()
+    ((_, plan),) = executor.map([replace(task, kind="count-plan")])
+    parts = getattr(plan, "outcome", None)
+    if getattr(plan, "error", None) is not None or not isinstance(parts, list) or not parts:
+        ((_, answer),) = executor.map([task])  # in one piece (``run`` may be what called us)
+        assert isinstance(answer, CountResult)
+        return answer
+    total = iterations = 0
+    status = Status.SOLVED
+    for _, executed in executor.map([replace(task, kind="count-part", part=part) for part in parts]):
+        assert isinstance(executed, Executed)
+        counted = executed.outcome
+        problem = executed.error or part_error(counted)
+        if problem is not None:
+            failed = Executed(None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status)
+            return judge_count(task.variant, task.problem, task.unique, failed)
+        total += int(counted.solutions)
+        iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0
+        if Status(counted.status) is not Status.SOLVED:
+            status = Status.TIMED_OUT
+    combined = Count(status, total, task.unique, iterations, {"parts": len(parts)})
+    return judge_count(task.variant, task.problem, task.unique, Executed(combined, time.perf_counter() - start))
+
+
+def part_error(counted: Any) -> str | None:
+    """Why one piece of a count is not a well-formed partial Count, or None (it cannot be checked
+    against OEIS on its own; the total is)."""
+    if not isinstance(counted, Count):
+        return f"returned {type(counted).__name__}, not a Count"
+    if isinstance(counted.solutions, bool) or not isinstance(counted.solutions, int) or counted.solutions < 0:
+        return f"count must be a non-negative integer, got {counted.solutions!r}"
+    if counted.status not in (Status.SOLVED, Status.TIMED_OUT):
+        return f"a piece ends solved or timed-out, not {counted.status!r}"
+    return None
 
 
 _shared: LocalExecutor | None = None

@@ -128,6 +128,20 @@ class Solver:
         """Count every solution (or, with ``unique``, every class under symmetry)."""
         raise NotImplementedError(f"{self.name} does not count")
 
+    def count_parts(self, problem: Problem, options: Mapping[str, Any], unique: bool) -> list[Any] | None:
+        """Independent pieces of this count, for a cluster to count apart; None: count in one piece.
+
+        Each piece must be picklable and small; ``count_part`` counts one, and the
+        host adds the pieces up and verifies the total. Optional.
+        """
+        return None
+
+    def count_part(
+        self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any
+    ) -> Count:
+        """Count the solutions in one piece from ``count_parts`` (SOLVED, or TIMED_OUT: a lower bound)."""
+        raise NotImplementedError(f"{self.name} does not count in parts")
+
     bytes_per_queen: ClassVar[int | None] = None  # peak memory per queen, measured; None if small
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:

@@ -62,7 +62,7 @@ def test_a_killed_dask_worker_loses_no_record_and_doubles_none(client, tmp_path:
     assert all(r["status"] == "solved" and r["verified"] is True for r in records)
 
 
-def test_a_count_on_the_cluster_is_verified(client) -> None:
+def test_a_small_count_on_the_cluster_is_one_task_and_verified(client) -> None:
     with DaskExecutor(client=client) as executor:
         result = executor.run(Task.count(host.registry().variant("bitboard"), make_problem(10)))
     assert result.solutions == 724 and result.verified is True
@@ -94,3 +94,12 @@ def test_an_unreachable_scheduler_is_one_line(run_cli) -> None:
         DaskExecutor("tcp://127.0.0.1:9", connect_seconds=1)
     code, _, err = run_cli("compare", "-s", "min-conflicts", "-n", "8", "--executor", "dask")
     assert code == 2 and "needs --scheduler" in err
+
+
+def test_a_count_is_split_into_pieces_across_the_cluster(client) -> None:
+    with DaskExecutor(client=client) as executor:
+        result = executor.run(Task.count(host.registry().variant("bitboard[kernel=python]"), make_problem(12)))
+        blocked = make_problem(12, blocked=[(0, 0), (3, 5), (7, 7)])
+        split = executor.run(Task.count(host.registry().variant("bitboard"), blocked))
+    assert result.solutions == 14_200 and result.verified is True and result.counters["parts"] > 1
+    assert split.solutions == nq.count("backtracking", blocked).solutions

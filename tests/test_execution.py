@@ -198,3 +198,13 @@ def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distr
     result = nq.solve("forks-then-exits", 8)  # no time limit: only noticing the death ends it
     assert result.status == "error" and "exited with status 3" in result.reason
     assert time.monotonic() - start < 10
+
+
+def test_a_count_in_parts_adds_up_to_the_whole() -> None:
+    from nqueens_plugins.execution import count_in_parts
+
+    with LocalExecutor(2) as executor:
+        result = count_in_parts(executor, Task.count(host.registry().variant("bitboard"), make_problem(12)))
+        plain = count_in_parts(executor, Task.count(host.registry().variant("backtracking"), make_problem(9)))
+    assert result.solutions == 14_200 and result.verified is True and result.counters["parts"] == 64
+    assert plain.solutions == 352 and plain.verified is True  # a solver without pieces counts in one

@@ -17,7 +17,8 @@ in lexicographic order (a canonical form).
 
 The search is split by the placements of the first queens into independent
 subtrees, counted by ``workers`` processes (both cores of a 2-core machine by
-default). Each subtree is counted by a compiled kernel when numba is installed
+default); on a Dask cluster the same subtrees are dealt into pieces that its
+workers count apart (``count_parts``). Each subtree is counted by a compiled kernel when numba is installed
 (``pip install 'nqueens-plugins[fast]'``) and by a pure-Python recursion
 otherwise; ``kernel=python|numba`` forces one. The budget is polled between
 subtrees.
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
     from nqueens_plugins.registry import SolverRegister
 
 CHUNKS_PER_WORKER = 16
+PARTS = 64  # pieces of a count on a cluster (count_parts): enough to keep many workers busy to the end
 MAX_N = 62  # rows must fit a 64-bit word in the compiled kernel
 SPLIT_DEPTH = 3  # columns placed before subtrees are handed out (fewer for small n)
 
@@ -216,7 +218,7 @@ class Bitboard(Solver):
         if problem.contradiction() is not None:
             return Count(Status.SOLVED, 0, False, 0, {"subtrees": 0, "workers": 1})
         n = problem.n
-        kernel = "numba" if use_numba(options) and (n >= 10 or options["kernel"] == "numba") else "python"
+        kernel = chunk_kernel(n, options)
         if unique:
             tasks = split(problem, 0 if n < 2 else (1 if n % 2 == 0 else 2))
             total, finished = count_unique(problem, tasks, budget)
@@ -239,6 +241,36 @@ class Bitboard(Solver):
         status = Status.SOLVED if done == len(tasks) else Status.TIMED_OUT
         counters = {"subtrees": len(tasks), "workers": workers}
         return Count(status, total, False, done, {**counters, "kernel_numba": int(kernel == "numba")})
+
+    def count_parts(self, problem: Problem, options: Mapping[str, Any], unique: bool) -> list[Any] | None:
+        """The same subtrees as a local count, dealt into ``PARTS`` interleaved pieces (large and
+        small subtrees mixed, so the pieces take about as long)."""
+        if unique or problem.n < 12 or problem.contradiction() is not None:
+            return None
+        tasks = split(problem, min(SPLIT_DEPTH, max(problem.n - 8, 1)))
+        pieces = min(len(tasks), PARTS)
+        return [tasks[i::pieces] for i in range(pieces)]
+
+    def count_part(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any) -> Count:
+        n = problem.n
+        kernel = chunk_kernel(n, options)
+        allowed: Any = list(problem.allowed_rows)
+        if kernel == "numba":
+            import numpy as np
+
+            allowed = np.asarray(allowed, dtype=np.int64)
+        total = done = 0
+        for task in part:
+            if budget.out_of_time():
+                break
+            total += count_task(n, allowed, task, kernel)
+            done += 1
+        status = Status.SOLVED if done == len(part) else Status.TIMED_OUT
+        return Count(status, total, False, done, {"subtrees": done})
+
+
+def chunk_kernel(n: int, options: Mapping[str, Any]) -> str:
+    return "numba" if use_numba(options) and (n >= 10 or options["kernel"] == "numba") else "python"
 
 
 def count_chunk(n: int, allowed: list[int], chunk: list[Task], kernel: str) -> int:
