@@ -9,6 +9,7 @@ a count contradicts OEIS.
 from __future__ import annotations
 
 import json
+import re
 import signal
 import sys
 from collections.abc import Callable
@@ -27,6 +28,49 @@ BOARD_DEFAULT_MAX = 32
 COUNT_CONFIRM_FROM = 20  # counts from this n take days on one machine: ask first
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Whole(click.ParamType):
+    """A whole number in plain ASCII digits (no 8_0, no full-width ８), optionally at least ``minimum``."""
+
+    name = "integer"
+
+    def __init__(self, minimum: int | None = None) -> None:
+        self.minimum = minimum
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            text = str(value).strip()
+            if not re.fullmatch(r"[+-]?[0-9]{1,30}", text):
+                self.fail(f"takes a whole number, not {value!r}", param, ctx)
+            number = int(text)
+        if self.minimum is not None and number < self.minimum:
+            self.fail(f"must be at least {self.minimum}, not {number}", param, ctx)
+        return number
+
+
+class Seconds(click.ParamType):
+    """A positive, finite number of seconds, or ``none`` for no limit."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float | None:
+        if value is None or isinstance(value, float):
+            return value
+        text = str(value).strip().lower()
+        if text in ("", "none"):
+            return None
+        if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", text):
+            self.fail(f"takes seconds, not {value!r}", param, ctx)
+        seconds = float(text)
+        if not 0 < seconds < float("inf"):
+            self.fail(f"must be a positive number of seconds, not {value!r}", param, ctx)
+        return seconds
+
+
+WHOLE, COUNT, SECONDS = Whole(), Whole(minimum=0), Seconds()
 
 
 def fail(message: str) -> None:
@@ -112,9 +156,9 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 @click.option("-s", "--solver", "spec", required=True, help="NAME or NAME[key=value,...]")
 @click.option("-n", "size", default=None, help="Board size.")
 @click.option("--instance", default=None, help=INSTANCE_HELP)
-@click.option("--seed", default="0", show_default=True, help="Seed; the same command gives the same answer.")
-@click.option("--timeout", default=None, help="Seconds before the solver must stop.")
-@click.option("--max-iterations", default=None, help="Iteration cap (the budget's second limit).")
+@click.option("--seed", type=WHOLE, default=0, show_default=True, help="Seed; the same command gives the same answer.")
+@click.option("--timeout", type=SECONDS, default=None, help="Seconds before the solver must stop.")
+@click.option("--max-iterations", type=Whole(minimum=1), default=None, help="Iteration cap (the budget's second limit).")
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -122,7 +166,7 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @reports_bad_input
 def solve(
-    spec: str, size: str | None, instance: str | None, seed: str, timeout: str | None, max_iterations: str | None,
+    spec: str, size: str | None, instance: str | None, seed: int, timeout: float | None, max_iterations: int | None,
     fixed: str | None, blocked: str | None, as_json: bool, show_queens: bool | None, board: bool | None,
 ) -> None:  # fmt: skip
     """Solve one board or instance, verify the answer, show it."""
@@ -134,8 +178,7 @@ def solve(
     variant = host.registry().variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
     task = Task.solve(
-        variant, problem, seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout),
-        max_iterations=parse_int(max_iterations, "--max-iterations", minimum=1),
+        variant, problem, seed=seed, timeout=timeout, max_iterations=max_iterations,
     )  # fmt: skip
     with LocalExecutor(1) as executor:
         result = executor.run(task)
@@ -162,7 +205,7 @@ def solve(
 @click.option("-n", "size", default=None, help="Board size.")
 @click.option("--instance", default=None, help=INSTANCE_HELP)
 @click.option("--unique", is_flag=True, help="Count solutions up to rotation and reflection (OEIS A002562).")
-@click.option("--timeout", default=None, help="Seconds before counting stops (the count is then a lower bound).")
+@click.option("--timeout", type=SECONDS, default=None, help="Seconds before counting stops (the count is then a lower bound).")
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
@@ -170,7 +213,7 @@ def solve(
 @executor_options
 @reports_bad_input
 def count(
-    spec: str, size: str | None, instance: str | None, unique: bool, timeout: str | None, fixed: str | None,
+    spec: str, size: str | None, instance: str | None, unique: bool, timeout: float | None, fixed: str | None,
     blocked: str | None, yes: bool, as_json: bool, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
@@ -182,7 +225,7 @@ def count(
 
     variant = host.registry().variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
-    seconds = parse_seconds(timeout)
+    seconds = timeout
     if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
         from nqueens_plugins.builtin.bitboard import estimate_count_seconds
 
@@ -216,14 +259,14 @@ def count(
               "every complete solver for --instances).")  # fmt: skip
 @click.option("--expected", default=None, help="Published answers to agree with (CSPLib lingeling or shiftqueens results).")
 @click.option("--count", "counting", is_flag=True, help="With --instances: also count every instance and compare the counts.")
-@click.option("--seed", default="0", show_default=True)
-@click.option("--timeout", default="10", show_default=True, help="Seconds per solve or count.")
+@click.option("--seed", type=WHOLE, default=0, show_default=True)
+@click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @executor_options
 @reports_bad_input
 def cross_check(
-    sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: str,
-    timeout: str, as_json: bool, executor_kind: str, scheduler: str | None,
+    sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: int,
+    timeout: float | None, as_json: bool, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import crosscheck, host, inputs
@@ -234,7 +277,7 @@ def cross_check(
             raise BadInput("give -n or --instances, not both")
         with make_executor(executor_kind, scheduler) as executor:
             cross_check_instances(
-                instances, specs, expected, counting, parse_int(seed, "--seed"), parse_seconds(timeout), as_json, executor
+                instances, specs, expected, counting, seed, timeout, as_json, executor
             )
         return
     if expected is not None or counting:
@@ -243,7 +286,7 @@ def cross_check(
     variants = host.registry().variants(specs or "all")
     with make_executor(executor_kind, scheduler) as executor:
         checks = crosscheck.cross_check(
-            variants, inputs.parse_sizes(sizes), seed=parse_int(seed, "--seed"), timeout=parse_seconds(timeout),
+            variants, inputs.parse_sizes(sizes), seed=seed, timeout=timeout,
             executor=executor,
         )  # fmt: skip
     if as_json:
@@ -288,10 +331,11 @@ def cross_check_instances(
 @click.option("-s", "--solvers", "specs", required=True, help="A,B[key=value,...] or all.")
 @click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
 @click.option("--instances", default=None, help="Instead of -n: instance files, folders or globs (FILE@d, FILE@a..b).")
-@click.option("--trials", default="1", show_default=True, help="Runs per solver and size.")
-@click.option("--timeout", default="10", show_default=True, help="Seconds per run, killed from outside after that; none for no limit.")
-@click.option("--seed", default="0", show_default=True)
-@click.option("--jobs", default="0", show_default=True, help="Worker processes; 0 means one per core.")
+@click.option("--trials", type=Whole(minimum=1), default=1, show_default=True, help="Runs per solver and size.")
+@click.option("--timeout", type=SECONDS, default="10", show_default=True,
+              help="Seconds per run, killed from outside after that; none for no limit.")  # fmt: skip
+@click.option("--seed", type=WHOLE, default=0, show_default=True)
+@click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... for every size (0-based).")
@@ -301,7 +345,7 @@ def cross_check_instances(
 @executor_options
 @reports_bad_input
 def compare(
-    specs: str, sizes: str | None, instances: str | None, trials: str, timeout: str, seed: str, jobs: str,
+    specs: str, sizes: str | None, instances: str | None, trials: int, timeout: float | None, seed: int, jobs: int,
     out: str | None, resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
     executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
@@ -320,17 +364,16 @@ def compare(
         sizes=inputs.parse_sizes(sizes) if sizes is not None else (),
         instances=instance_files.load(instances) if instances is not None else (),
         skip_refused=specs.strip() == "all",
-        trials=parse_int(trials, "--trials", minimum=1),
-        seed=parse_int(seed, "--seed"),
-        timeout=parse_seconds(timeout),  # "none": no limit
+        trials=trials,
+        seed=seed,
+        timeout=timeout,  # None ("none"): no limit
         fixed=inputs.parse_fixed(fixed),
     )
     if resume and not out:
         raise BadInput("--resume needs --out FILE")
     show_progress = progress if progress is not None else sys.stderr.isatty()
     planned: list[int] = []
-    job_count = parse_int(jobs, "--jobs", minimum=0)
-    with make_executor(executor_kind, scheduler, job_count) as executor:
+    with make_executor(executor_kind, scheduler, jobs) as executor:
         stream = harness.stream(
             grid,
             out=Path(out) if out else None,
@@ -408,26 +451,27 @@ def instances() -> None:
 @instances.command("generate")
 @click.argument("kind", type=click.Choice(["completion", "blocked", "diagonals"]))
 @click.option("-n", "size", required=True, help="Board size.")
-@click.option("--count", "how_many", default="10", show_default=True, help="How many instances.")
-@click.option("--seed", default="0", show_default=True, help="The same seed gives the same files.")
-@click.option("-k", "--queens", default=None, help="completion: pre-placed queens (default n/2).")
-@click.option("-b", "--blocks", default=None, help="blocked: blocked squares (default n^2/2).")
-@click.option("-m", "--min-free", default="4", show_default=True, help="diagonals: open squares kept per row and column.")
+@click.option("--count", "how_many", type=Whole(minimum=1), default=10, show_default=True, help="How many instances.")
+@click.option("--seed", type=WHOLE, default=0, show_default=True, help="The same seed gives the same files.")
+@click.option("-k", "--queens", type=COUNT, default=None, help="completion: pre-placed queens (default n/2).")
+@click.option("-b", "--blocks", type=COUNT, default=None, help="blocked: blocked squares (default n^2/2).")
+@click.option("-m", "--min-free", type=COUNT, default=4, show_default=True,
+              help="diagonals: open squares kept per row and column.")  # fmt: skip
 @click.option("--out", required=True, help="Folder to write the files to.")
 @reports_bad_input
-def generate(kind: str, size: str, how_many: str, seed: str, queens: str | None, blocks: str | None,
-             min_free: str, out: str) -> None:  # fmt: skip
+def generate(kind: str, size: str, how_many: int, seed: int, queens: int | None, blocks: int | None,
+             min_free: int, out: str) -> None:  # fmt: skip
     """Write a family of instances in the CSPLib formats (completion, blocked squares, excluded diagonals)."""
     from nqueens_plugins import inputs
     from nqueens_plugins.instances import generate as write_family
 
     n = inputs.parse_size(size)
     parameter = {
-        "completion": parse_int(queens, "-k", minimum=0) if queens is not None else n // 2,
-        "blocked": parse_int(blocks, "-b", minimum=0) if blocks is not None else n * n // 2,
-        "diagonals": parse_int(min_free, "-m", minimum=0),
+        "completion": queens if queens is not None else n // 2,
+        "blocked": blocks if blocks is not None else n * n // 2,
+        "diagonals": min_free,
     }[kind]
-    paths = write_family(kind, n, parse_int(how_many, "--count", minimum=1), parse_int(seed, "--seed"), parameter, Path(out))
+    paths = write_family(kind, n, how_many, seed, parameter, Path(out))
     hint = "@d (0..numdiags) chooses how many diagonals" if kind == "diagonals" else ""
     click.echo(f"wrote {len(paths)} {kind} instances of n = {n} to {out}" + (f"; {hint}" if hint else ""))
 
@@ -474,30 +518,6 @@ def read_problem(size: str | None, instance: str | None, fixed: str | None, bloc
         return inputs.make_problem(problem.n, extra_fixed, extra_blocked, source=problem.source)
     return inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed), inputs.parse_blocked(blocked))
 
-
-
-def parse_int(text: str | None, flag: str, minimum: int | None = None) -> Any:
-    if text is None:
-        return None
-    try:
-        value = int(str(text).strip())
-    except ValueError:
-        raise BadInput(f"{flag} takes a whole number, not {text!r}") from None
-    if minimum is not None and value < minimum:
-        raise BadInput(f"{flag} must be at least {minimum}, not {value}")
-    return value
-
-
-def parse_seconds(text: str | None) -> float | None:
-    if text is None or str(text).strip().lower() in ("", "none"):
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise BadInput(f"--timeout takes seconds, not {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise BadInput(f"--timeout must be a positive number of seconds, not {text!r}")
-    return value
 
 
 def format_duration(seconds: float) -> str:

@@ -24,9 +24,11 @@ def parse_size(value: object) -> int:
     if isinstance(value, int):
         n = value
     else:
-        text = str(value).strip().replace("_", "")
-        if not re.fullmatch(r"[+-]?\d+", text):
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", text):  # ASCII digits only: not 8_0, not a full-width ８
             raise BadInput(f"board size must be a whole number, not {value!r}")
+        if len(text.lstrip("+-")) > 12:  # int() of thousands of digits is slow, then refused anyway
+            raise BadInput(f"board size must be at most {MAX_N:,}, not a {len(text)}-digit number")
         n = int(text)
     if n < 1:
         raise BadInput(f"board size must be at least 1, not {n}")
@@ -35,7 +37,7 @@ def parse_size(value: object) -> int:
     return n
 
 
-RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*(?::\s*(\d+)\s*)?$")
+RANGE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -73,7 +75,7 @@ def parse_squares(text: str | None, what: str) -> list[tuple[int, int]]:
         return []
     squares = []
     for item in text.split(","):
-        match = re.fullmatch(r"\s*(\d{1,9})\s*:\s*(\d{1,9})\s*", item)
+        match = re.fullmatch(r"\s*([0-9]{1,9})\s*:\s*([0-9]{1,9})\s*", item)
         if not match:
             raise BadInput(f"cannot read {what} {item.strip()!r}: expected COLUMN:ROW, 0-based")
         squares.append((int(match.group(1)), int(match.group(2))))

@@ -20,7 +20,7 @@ def size_texts(draw: st.DrawFn) -> tuple[str, list[int]]:
     for _ in range(draw(st.integers(1, 5))):
         if draw(st.booleans()):
             n = draw(st.integers(1, 10**6))
-            parts.append(draw(st.sampled_from(["{}", " {} ", "{:_}"])).format(n))
+            parts.append(draw(st.sampled_from(["{}", " {} ", "+{}"])).format(n))
             expected.append(n)
         else:
             start, length, step = draw(st.integers(1, 500)), draw(st.integers(0, 40)), draw(st.integers(1, 9))
@@ -87,3 +87,9 @@ def test_compare_all_leaves_out_what_a_solver_refuses_and_says_so(run_cli) -> No
 def test_compare_timeout_none_means_no_limit(run_cli) -> None:
     code, out, err = run_cli("compare", "-s", "backtracking", "-n", "8", "--timeout", "none", "--format", "json")
     assert code == 0, err
+
+
+@pytest.mark.parametrize("text", ["8_0", "８", "1" * 5000, "8.0", "0x10", " "])
+def test_odd_sizes_are_one_line_refusals(run_cli, text: str) -> None:
+    code, out, err = run_cli("solve", "-s", "backtracking", "-n", text)
+    assert code == 2 and err.count("\n") == 1 and "board size" in err and "Traceback" not in err
