@@ -49,6 +49,7 @@ from nqueens_plugins.run import (
 from nqueens_plugins.solver import Variant
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
+STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
 DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still alive
 
 
@@ -149,6 +150,8 @@ class WorkerProcess:
         self.sender = Connection(to_child_write, readable=False)
         self.receiver = Connection(from_child_read, writable=False)
         self.path = tuple(sys.path)  # what it was started with; a changed sys.path needs a new worker
+        self.created = time.perf_counter()
+        self.ready = False  # it said it has started: task clocks run from then, never during startup
         self.tasks: deque[Task] = deque()  # sent, not answered; the first is running or warming up
         self.started = 0.0  # when the first task's timed call started (or, while warming up, was sent)
         self.running = False  # the first task's timed call is under way
@@ -166,6 +169,8 @@ class WorkerProcess:
         self.running = self.tasks[0].variant.name in self.warmed
 
     def deadline(self) -> float:
+        if not self.ready:
+            return self.created + STARTUP_LIMIT
         if not self.tasks or self.tasks[0].timeout is None:
             return float("inf")
         # The warm-up is not timed, but it is not free either: until the timed call
@@ -295,6 +300,10 @@ class LocalExecutor(Executor):
             while worker.tasks and worker.receiver.poll():
                 message = worker.receiver.recv()
                 task = worker.tasks[0]
+                if message[0] == "ready":
+                    worker.ready = True
+                    worker.begin()  # the first task's clock starts now, not while Python started
+                    continue
                 if message[0] == "started":
                     worker.running = True
                     worker.started = time.perf_counter()
@@ -318,7 +327,10 @@ class LocalExecutor(Executor):
             elapsed = time.perf_counter() - worker.started
             worker.kill()
             task = worker.tasks.popleft()
-            answers.append((task, killed(task, elapsed, during_warm_up=not worker.running), None))
+            if worker.ready:
+                answers.append((task, killed(task, elapsed, during_warm_up=not worker.running), None))
+            else:
+                answers.append((task, Executed(None, 0.0, f"worker process did not start within {STARTUP_LIMIT:g} s"), None))
             self.requeue(worker, pending)
         return answers
 

@@ -6,7 +6,8 @@ and kills from outside. A program of its own (not a multiprocessing child) so
 that it never re-imports the caller's ``__main__`` script, and so that a Dask
 worker can start the very same program.
 
-What it does for each task:
+It says ``("ready",)`` once started and imported (no task's clock runs before
+that), then for each task:
 
 1. the first time it meets a solver, a *warm-up*: one untimed solve of a 4x4
    board, so the plugin's imports and compiled kernels are loaded before any
@@ -112,7 +113,11 @@ def main() -> None:
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent)
-    serve(Connection(read_fd, writable=False), Connection(write_fd, readable=False))
+    reader, writer = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
+    from nqueens_plugins import execution  # noqa: F401 - imported before "ready", so startup is never timed
+
+    writer.send(("ready",))
+    serve(reader, writer)
 
 
 if __name__ == "__main__":
