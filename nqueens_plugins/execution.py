@@ -8,6 +8,8 @@ own. Here each task runs in a worker process (``worker.py``, started as
 ``python -m nqueens_plugins.worker``) that
 
 * lives in its own process group: a kill takes whatever the plugin started;
+* says when it has started (Python and this package imported): no task's
+  clock runs during a worker's startup, however loaded the machine;
 * is warm-started: the first time it meets a solver it runs it once on a tiny
   board, untimed, so imports and compiled kernels never count as solving time
   (a warm-up that outlasts the task's whole limit is killed like a run);
