@@ -13,6 +13,7 @@ reported, and dropped when the file is resumed.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import json
 import os
 import platform
@@ -157,17 +158,22 @@ class ResultsWriter:
         exists = path.exists() and path.stat().st_size > 0
         if exists and not resume:
             raise BadInput(f"{str(path)!r} already exists: add --resume to continue it, or choose another --out")
-        if exists:
-            loaded = read_records(path)
-            self.done = {run_key(r) for r in loaded.records}
-            self.warnings = loaded.warnings
-            if loaded.torn_tail is not None:
-                self._truncate(loaded.torn_tail)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file: IO[str] = path.open("a", encoding="utf-8")
         except OSError as exc:
             raise BadInput(f"cannot write results to {str(path)!r}: {exc.strerror}") from None
+        try:  # one writer at a time: two comparisons appending to one file would double every record
+            fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._file.close()
+            raise BadInput(f"{str(path)!r} is being written by another nqueens command; wait for it or choose another --out") from None
+        if exists:  # read under the lock, so what is skipped is what is there
+            loaded = read_records(path)
+            self.done = {run_key(r) for r in loaded.records}
+            self.warnings = loaded.warnings
+            if loaded.torn_tail is not None:
+                self._truncate(loaded.torn_tail)
         if exists and not ends_with_newline(path):
             self._file.write("\n")  # a complete last record whose newline was cut off
         self._write(environment(command))

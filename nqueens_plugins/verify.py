@@ -87,6 +87,9 @@ def board_error(
         if board.dtype.kind == "f" and np.all(np.isfinite(board)) and np.all(board == np.round(board)):
             board = board.astype(np.int64)
         elif board.dtype == object and all(isinstance(r, (int, np.integer)) and not isinstance(r, bool) for r in board):
+            if any(not 0 <= int(r) < n for r in board):  # Python ints too large for int64 included
+                column = next(c for c, r in enumerate(board) if not 0 <= int(r) < n)
+                return f"queen of column {column} is in row {int(board[column])}, off the board"
             board = board.astype(np.int64)
         else:
             return "queens must be integers"

@@ -93,3 +93,22 @@ def test_compare_timeout_none_means_no_limit(run_cli) -> None:
 def test_odd_sizes_are_one_line_refusals(run_cli, text: str) -> None:
     code, out, err = run_cli("solve", "-s", "backtracking", "-n", text)
     assert code == 2 and err.count("\n") == 1 and "board size" in err and "Traceback" not in err
+
+
+def test_a_huge_integer_in_an_answer_is_refused_not_a_crash() -> None:
+    from nqueens_plugins.verify import board_error
+
+    assert "off the board" in board_error(8, [2**70, 0, 0, 0, 0, 0, 0, 0])
+
+
+def test_two_writers_of_one_results_file_are_refused(tmp_path) -> None:
+    from nqueens_plugins.records import ResultsWriter
+
+    path = tmp_path / "runs.jsonl"
+    first = ResultsWriter(path, resume=False, command=None)
+    try:
+        with pytest.raises(BadInput, match="is being written by another nqueens command"):
+            ResultsWriter(path, resume=True, command=None)
+    finally:
+        first.close()
+    ResultsWriter(path, resume=True, command=None).close()  # free again once the first is done
