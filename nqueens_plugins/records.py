@@ -91,6 +91,8 @@ class Loaded:
 
 def read_records(path: Path) -> Loaded:
     """Read a results file; BadInput if it is missing or not this tool's."""
+    if path.exists() and not path.is_file():  # a device such as /dev/zero would never end
+        raise BadInput(f"{str(path)!r} is not a regular file")
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -186,14 +188,20 @@ class ResultsWriter:
             raise BadInput(f"cannot repair {str(self.path)!r}: {exc.strerror}") from None
 
     def _write(self, item: Mapping[str, Any]) -> None:
-        self._file.write(json.dumps(item, separators=(",", ":")) + "\n")
-        self._file.flush()
+        try:
+            self._file.write(json.dumps(item, separators=(",", ":")) + "\n")
+            self._file.flush()
+        except OSError as exc:  # a full disk: what was written before stays written
+            raise BadInput(f"cannot write results to {str(self.path)!r}: {exc.strerror}") from None
 
     def write(self, record: Mapping[str, Any]) -> None:
         self._write(record)
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:
+            pass  # a failed last flush has been reported by _write
 
 
 def ends_with_newline(path: Path) -> bool:

@@ -112,3 +112,15 @@ def test_two_writers_of_one_results_file_are_refused(tmp_path) -> None:
     finally:
         first.close()
     ResultsWriter(path, resume=True, command=None).close()  # free again once the first is done
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["report", "/dev/zero"], "is not a regular file"),
+        (["compare", "-s", "min-conflicts", "-n", "8", "--out", "/dev/full"], "No space left on device"),
+    ],
+)
+def test_devices_are_one_line_refusals(run_cli, args: list[str], words: str) -> None:
+    code, out, err = run_cli(*args)
+    assert code == 2 and err.count("\n") == 1 and words in err and "Traceback" not in err
