@@ -39,7 +39,8 @@ EXPECTED = {
 def test_hostile_plugins_get_their_status_and_the_rest_finish(hostile: Path, tmp_path: Path) -> None:
     out = tmp_path / "results.jsonl"
     start = time.perf_counter()
-    records = nq.compare(list(EXPECTED) + ["min-conflicts", "backtracking"], [8], trials=2, timeout=1, jobs=2, out=out)
+    # A 2 s limit: the controls' first calls (warm-ups count toward it) fit even on a loaded machine.
+    records = nq.compare(list(EXPECTED) + ["min-conflicts", "backtracking"], [8], trials=2, timeout=2, jobs=2, out=out)
     elapsed = time.perf_counter() - start
     by_solver: dict[str, list[dict]] = {}
     for record in records:
@@ -51,8 +52,8 @@ def test_hostile_plugins_get_their_status_and_the_rest_finish(hostile: Path, tmp
     for name in ("min-conflicts", "backtracking"):
         assert all(r["status"] == "solved" and r["verified"] is True for r in by_solver[name])
     timed_out = [r for r in records if r["status"] == "timed-out"]
-    assert all(r["seconds"] < 3.0 for r in timed_out)  # killed at 1 s + 0.5 s grace, not waited for (slack for load)
-    assert elapsed < 15
+    assert all(r["seconds"] < 4.0 for r in timed_out)  # killed at 2 s + 0.5 s grace, not waited for (slack for load)
+    assert elapsed < 30
     assert len(read_records(out).records) == len(records) == 2 * (len(EXPECTED) + 2)
 
 
