@@ -67,17 +67,26 @@ def nqueens(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
 )
 def test_killing_a_command_leaves_nothing_behind(hostile_env: dict[str, str], args: list[str], signal_number: int) -> None:
     command = nqueens(*args, env=hostile_env)
-    deadline = time.monotonic() + 20
-    while not descendants_of(command.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert descendants_of(command.pid), "the command never started a worker"
-    time.sleep(0.5)  # let the workers get into the plugin's code
-    command.send_signal(signal_number)
-    command.wait(timeout=10)
-    deadline = time.monotonic() + 2
-    while descendants_of(command.pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert descendants_of(command.pid) == []
+    try:
+        deadline = time.monotonic() + 20
+        while not descendants_of(command.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert descendants_of(command.pid), "the command never started a worker"
+        time.sleep(0.5)  # let the workers get into the plugin's code
+        command.send_signal(signal_number)
+        command.wait(timeout=10)
+        deadline = time.monotonic() + 2
+        while descendants_of(command.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert descendants_of(command.pid) == []
+    finally:  # whatever happened above, this test leaves nothing running
+        command.kill()
+        command.wait()
+        for pid in descendants_of(command.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 @pytest.mark.parametrize(
