@@ -8,11 +8,12 @@ a count contradicts OEIS.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
@@ -210,11 +211,12 @@ def solve(
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
 @executor_options
 @reports_bad_input
 def count(
     spec: str, size: str | None, instance: str | None, unique: bool, timeout: float | None, fixed: str | None,
-    blocked: str | None, yes: bool, as_json: bool, executor_kind: str, scheduler: str | None,
+    blocked: str | None, yes: bool, as_json: bool, progress: bool | None, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import host
@@ -237,8 +239,18 @@ def count(
             f"on this machine, longer with other solvers; add --timeout SEC to count for that long, or --yes"
         )
     task = Task.count(variant, problem, unique=unique, timeout=seconds)
-    with make_executor(executor_kind, scheduler, 1) as executor:
-        result = executor.run(task)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if progress or executor_kind == "dask":
+        # Split into the pieces the solver offers, counted by all local workers (or the
+        # cluster's), so there is something to show between start and end.
+        from nqueens_plugins.execution import count_in_parts
+
+        with make_executor(executor_kind, scheduler, 0) as executor, count_progress(progress) as shown:
+            result = count_in_parts(executor, task, shown)
+    else:
+        with make_executor(executor_kind, scheduler, 1) as executor:
+            result = executor.run(task)
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
@@ -420,6 +432,26 @@ def plot(results: str, output: str) -> None:
         click.echo(f"nqueens: warning: {warning}", err=True)
     plot_results(loaded.records, Path(output))
     click.echo(f"wrote {output}")
+
+
+@contextlib.contextmanager
+def count_progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A callback for ``count_in_parts`` that draws a live bar of pieces counted on stderr."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("counting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)  # fmt: skip
+    task = bar.add_task("pieces", total=None)
+
+    def shown(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield shown
 
 
 def with_progress(records: Any, planned: list[int]) -> Any:

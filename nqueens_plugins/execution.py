@@ -39,7 +39,7 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -69,6 +69,14 @@ class Task:
     max_iterations: int | None = None
     unique: bool = False
     part: Any = None  # the piece a count-part task counts
+    deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
+
+    def seconds_left(self) -> float | None:
+        """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
+        if self.deadline is None:
+            return self.timeout
+        left = max(0.0, self.deadline - time.time())
+        return left if self.timeout is None else min(self.timeout, left)
 
     @classmethod
     def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
@@ -89,14 +97,15 @@ Answer = Result | CountResult
 def perform(task: Task) -> Executed:
     """Run a task's solver call, in whatever process this is (the worker's side)."""
     solver, options = task.variant.solver, dict(task.variant.options)
+    seconds = task.seconds_left()
     if task.kind == "count":
-        return execute_count(task.variant, task.problem, task.unique, Budget(task.timeout))
+        return execute_count(task.variant, task.problem, task.unique, Budget(seconds))
     if task.kind == "count-plan":
         return Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique))
     if task.kind == "count-part":
-        budget = Budget(task.timeout)
+        budget = Budget(seconds)
         return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
-    return execute(task.variant, task.problem, task.seed, task.trial, Budget(task.timeout, task.max_iterations))
+    return execute(task.variant, task.problem, task.seed, task.trial, Budget(seconds, task.max_iterations))
 
 
 def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer:
@@ -114,9 +123,12 @@ def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answe
 
 
 def killed(task: Task, elapsed: float, during_warm_up: bool) -> Executed:
-    limit = task.timeout if task.timeout is not None else 0.0
     when = "in its first (warm-up) call" if during_warm_up else "still running"
-    reason = f"killed after {elapsed:.2f} s: {when} {KILL_GRACE} s past its {limit:g} s limit"
+    if task.deadline is not None:
+        limit = "its job's deadline"  # a piece of a split count: the whole count's limit
+    else:
+        limit = f"its {task.timeout if task.timeout is not None else 0.0:g} s limit"
+    reason = f"killed after {elapsed:.2f} s: {when} {KILL_GRACE} s past {limit}"
     return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
 
 
@@ -173,12 +185,16 @@ class WorkerProcess:
     def deadline(self) -> float:
         if not self.ready:
             return self.created + STARTUP_LIMIT
-        if not self.tasks or self.tasks[0].timeout is None:
+        if not self.tasks:
             return float("inf")
+        task = self.tasks[0]
         # The warm-up is not timed, but it is not free either: until the timed call
         # starts, the limit runs from when the task came up, so no path overstays it
         # by more than the grace; from the start of the timed call it starts afresh.
-        return self.started + self.tasks[0].timeout + KILL_GRACE
+        end = float("inf") if task.timeout is None else self.started + task.timeout
+        if task.deadline is not None:
+            end = min(end, time.perf_counter() + task.deadline - time.time())
+        return end + KILL_GRACE
 
     def kill(self) -> None:
         """SIGKILL the worker's process group: the worker and anything a plugin started."""
@@ -347,25 +363,39 @@ class LocalExecutor(Executor):
             self.idle.pop().kill()
 
 
-def count_in_parts(executor: Executor, task: Task) -> CountResult:
+def count_in_parts(
+    executor: Executor, task: Task, progress: Callable[[int, int], None] | None = None
+) -> CountResult:
     """A count split into the pieces the solver offers (``Solver.count_parts``), counted as
     separate tasks by ``executor`` (the workers of a cluster), added up here and verified.
 
     A solver that offers no pieces (or fails to plan) is counted in one task. A
     piece that fails makes the count fail; one that runs out of time makes the total
-    a lower bound (``timed-out``).
+    a lower bound (``timed-out``). The task's ``timeout`` holds for the whole
+    count: every piece carries the same deadline. ``progress(done, total)`` is
+    called as pieces come back (this is how a long count shows how far it is).
     """
     start = time.perf_counter()
+    if task.timeout is not None and task.deadline is None:
+        task = replace(task, deadline=time.time() + task.timeout)
     ((_, plan),) = executor.map([replace(task, kind="count-plan")])
     parts = getattr(plan, "outcome", None)
     if getattr(plan, "error", None) is not None or not isinstance(parts, list) or not parts:
         ((_, answer),) = executor.map([task])  # in one piece (``run`` may be what called us)
         assert isinstance(answer, CountResult)
         return answer
-    total = iterations = 0
+    total = iterations = done = 0
     status = Status.SOLVED
+    if progress is not None:
+        progress(0, len(parts))
     for _, executed in executor.map([replace(task, kind="count-part", part=part) for part in parts]):
         assert isinstance(executed, Executed)
+        done += 1
+        if progress is not None:
+            progress(done, len(parts))
+        if executed.error is not None and executed.status is Status.TIMED_OUT:
+            status = Status.TIMED_OUT  # killed at the deadline: its subtrees are not in the total
+            continue
         counted = executed.outcome
         problem = executed.error or part_error(counted)
         if problem is not None:

@@ -57,6 +57,16 @@ class Grid:
             raise BadInput("no board sizes or instances given")
         return [make_problem(n, self.fixed) for n in self.sizes]
 
+    def describe(self) -> dict[str, Any]:
+        """What the results file's header keeps, so that ``--resume`` can refuse another grid."""
+        return {
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "trials": self.trials,
+            "solvers": [v.label for v in self.variants],
+            "boards": [p.id for p in self.problems()],
+        }
+
     def runs(self) -> list[Task]:
         if self.trials < 1:
             raise BadInput(f"--trials must be at least 1, not {self.trials}")
@@ -115,7 +125,7 @@ def stream(
     from nqueens_plugins import host
 
     tasks = grid.runs()
-    writer = ResultsWriter(out, resume=resume, command=command) if out else None
+    writer = ResultsWriter(out, resume=resume, command=command, grid=grid.describe()) if out else None
     try:
         if writer:
             for warning in writer.warnings:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import io
 import json
 import os
 import platform
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -90,41 +91,63 @@ class Loaded:
 
 
 def read_records(path: Path) -> Loaded:
-    """Read a results file; BadInput if it is missing or not this tool's."""
+    """Read a whole results file; BadInput if it is missing or not this tool's."""
+    loaded = Loaded()
+    loaded.records.extend(scan_records(path, loaded))
+    return loaded
+
+
+def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
+    """Yield the run records of a results file one at a time (flat memory for any file size).
+
+    Headers, warnings and a torn last line are collected in ``loaded`` as the
+    file is read; the file must start with a header. Solved records whose board
+    is wrong (a file edited or damaged since it was written) are re-verified
+    here and come out ``verified: false``, with a warning.
+    """
     if path.exists() and not path.is_file():  # a device such as /dev/zero would never end
         raise BadInput(f"{str(path)!r} is not a regular file")
     try:
-        data = path.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
         raise BadInput(f"results file {str(path)!r} does not exist") from None
     except OSError as exc:
         raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
-    return parse_records(data, str(path))
+    with handle:
+        yield from parse_lines(handle, str(path), loaded)
 
 
 def parse_records(data: bytes, name: str) -> Loaded:
+    """``read_records`` for bytes already in memory."""
     loaded = Loaded()
+    loaded.records.extend(parse_lines(io.BytesIO(data), name, loaded))
+    return loaded
+
+
+def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
     offset = 0
-    lines = data.split(b"\n")
+    seen_any = False
+    rejected = 0
     for number, raw in enumerate(lines, start=1):
         start = offset
-        offset += len(raw) + 1
+        offset += len(raw)
+        complete = raw.endswith(b"\n")  # no newline after it: the write may have been cut
         if not raw.strip():
             continue
-        is_last = number == len(lines)  # no newline after it: the write may have been cut
         try:
             item = json.loads(raw)
             if not isinstance(item, dict):
                 raise ValueError("not an object")
         except (ValueError, UnicodeDecodeError):
-            if not loaded.headers and not loaded.records:
+            if not seen_any:
                 raise BadInput(f"{name!r} is not an nqueens results file (line {number} is not a header)") from None
-            if is_last:
+            if not complete:
                 loaded.torn_tail = start
                 loaded.warnings.append(f"{name}:{number}: incomplete last line (an interrupted write); skipped")
             else:
                 loaded.warnings.append(f"{name}:{number}: malformed line; skipped")
             continue
+        seen_any = True
         if item.get("type") == "header":
             if item.get("format") != FORMAT:
                 raise BadInput(f"{name!r} is not an nqueens results file")
@@ -132,12 +155,37 @@ def parse_records(data: bytes, name: str) -> Loaded:
         elif not loaded.headers:
             raise BadInput(f"{name!r} is not an nqueens results file (no header line)")
         elif item.get("type") == "run" and valid_record(item):
-            loaded.records.append(item)
+            problem = board_problem(item)
+            if problem is not None:
+                rejected += 1
+                item["verified"] = False
+                item["reason"] = f"re-verified on reading: {problem}"
+            yield item
         else:
             loaded.warnings.append(f"{name}:{number}: not a run record; skipped")
     if not loaded.headers:
         raise BadInput(f"{name!r} is not an nqueens results file (it is empty)")
-    return loaded
+    if rejected:
+        loaded.warnings.append(
+            f"{name}: {rejected:,} record(s) claim a solution the verifier rejects (edited or damaged since written); "
+            "they count as invalid"
+        )
+
+
+def board_problem(record: Mapping[str, Any]) -> str | None:
+    """Why a record that claims a verified solution is wrong, or None (also when it keeps no queens)."""
+    if record.get("status") != "solved" or record.get("verified") is not True or record.get("queens") is None:
+        return None
+    from nqueens_plugins.verify import board_error
+
+    try:
+        n = int(record["n"])
+        queens = [int(q) for q in record["queens"]]
+        fixed = {int(c): int(r) for c, r in (record.get("fixed") or {}).items()}
+        blocked = frozenset((int(c), int(r)) for c, r in (record.get("blocked") or []))
+    except (KeyError, TypeError, ValueError):
+        return "the record's board is malformed"
+    return board_error(n, queens, fixed, blocked)
 
 
 def valid_record(item: Mapping[str, Any]) -> bool:
@@ -153,9 +201,12 @@ def valid_record(item: Mapping[str, Any]) -> bool:
 class ResultsWriter:
     """Appends one JSON line per record and flushes it, so a kill loses nothing finished."""
 
-    def __init__(self, path: Path, *, resume: bool, command: str | None) -> None:
+    def __init__(
+        self, path: Path, *, resume: bool, command: str | None, grid: Mapping[str, Any] | None = None
+    ) -> None:
         self.path = path
         self.done: set[tuple[Any, ...]] = set()
+        self.headers: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         exists = path.exists() and path.stat().st_size > 0
         if exists and not resume:
@@ -171,14 +222,22 @@ class ResultsWriter:
             self._file.close()
             raise BadInput(f"{str(path)!r} is being written by another nqueens command; wait for it or choose another --out") from None
         if exists:  # read under the lock, so what is skipped is what is there
-            loaded = read_records(path)
-            self.done = {run_key(r) for r in loaded.records}
+            loaded = Loaded()
+            self.done = {run_key(r) for r in scan_records(path, loaded)}
+            self.headers = loaded.headers
             self.warnings = loaded.warnings
+            difference = grid_difference(loaded.headers, self.done, grid)
+            if difference:
+                self._file.close()
+                raise BadInput(f"{str(path)!r} holds another comparison ({difference}); choose another --out")
             if loaded.torn_tail is not None:
                 self._truncate(loaded.torn_tail)
         if exists and not ends_with_newline(path):
             self._file.write("\n")  # a complete last record whose newline was cut off
-        self._write(environment(command))
+        header = environment(command)
+        if grid is not None:
+            header["grid"] = dict(grid)
+        self._write(header)
 
     def _truncate(self, offset: int) -> None:
         try:
@@ -202,6 +261,40 @@ class ResultsWriter:
             self._file.close()
         except OSError:
             pass  # a failed last flush has been reported by _write
+
+
+def grid_difference(
+    headers: Sequence[Mapping[str, Any]], done: Iterable[tuple[Any, ...]], grid: Mapping[str, Any] | None
+) -> str | None:
+    """How the comparison about to resume a file differs from the one that wrote it, or None.
+
+    Pooling runs made with another seed, limit, solver list, boards or trial
+    count would make the file's statistics mean nothing, so resuming is only for
+    finishing the same grid. Files older than the grid header are checked by
+    the seeds of their records.
+    """
+    if grid is None:
+        return None
+    written = next((h["grid"] for h in reversed(headers) if isinstance(h.get("grid"), dict)), None)
+    if written is None:
+        seeds = {key[4] for key in done}
+        other = sorted(seeds - {grid["seed"]})
+        return f"written with --seed {other[0]}, resumed with --seed {grid['seed']}" if other else None
+    if written.get("seed") != grid["seed"]:
+        return f"written with --seed {written.get('seed')}, resumed with --seed {grid['seed']}"
+    if written.get("timeout") != grid["timeout"]:
+        shown = ["none" if t is None else f"{t:g} s" for t in (written.get("timeout"), grid["timeout"])]
+        return f"written with --timeout {shown[0]}, resumed with --timeout {shown[1]}"
+    if written.get("trials") != grid["trials"]:
+        return f"written with --trials {written.get('trials')}, resumed with --trials {grid['trials']}"
+    old, new = list(written.get("solvers") or []), list(grid["solvers"])
+    if set(old) != set(new):
+        added, missing = [s for s in new if s not in old], [s for s in old if s not in new]
+        parts = [f"not in it: {', '.join(added)}" if added else "", f"only in it: {', '.join(missing)}" if missing else ""]
+        return "other solvers (" + "; ".join(part for part in parts if part) + ")"
+    if set(written.get("boards") or []) != set(grid["boards"]):
+        return "other board sizes or instances"
+    return None
 
 
 def ends_with_newline(path: Path) -> bool:

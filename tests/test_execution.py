@@ -95,6 +95,7 @@ def test_killing_a_command_leaves_nothing_behind(hostile_env: dict[str, str], ar
         ["solve", "-s", "hostile-sleeps", "-n", "8", "--timeout", "1"],
         ["solve", "-s", "hostile-busy", "-n", "8", "--timeout", "1"],
         ["count", "-s", "bitboard[kernel=python,workers=2]", "-n", "18", "--timeout", "1"],
+        ["count", "-s", "bitboard[kernel=python]", "-n", "18", "--timeout", "1", "--progress"],  # in 64 pieces
     ],
 )
 def test_a_timeout_holds_from_outside(hostile_env: dict[str, str], args: list[str]) -> None:
@@ -213,7 +214,11 @@ def test_a_count_in_parts_adds_up_to_the_whole() -> None:
     from nqueens_plugins.execution import count_in_parts
 
     with LocalExecutor(2) as executor:
-        result = count_in_parts(executor, Task.count(host.registry().variant("bitboard"), make_problem(12)))
+        shown: list[tuple[int, int]] = []
+        result = count_in_parts(
+            executor, Task.count(host.registry().variant("bitboard"), make_problem(12)), lambda *p: shown.append(p)
+        )
         plain = count_in_parts(executor, Task.count(host.registry().variant("backtracking"), make_problem(9)))
     assert result.solutions == 14_200 and result.verified is True and result.counters["parts"] == 64
+    assert shown[0] == (0, 64) and shown[-1] == (64, 64) and len(shown) == 65
     assert plain.solutions == 352 and plain.verified is True  # a solver without pieces counts in one

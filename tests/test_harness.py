@@ -132,6 +132,53 @@ def test_existing_results_are_not_overwritten(tmp_path: Path, run_cli) -> None:
 
 
 @pytest.mark.parametrize(
+    "changed, words",
+    [
+        (["--seed", "1"], "written with --seed 0, resumed with --seed 1"),
+        (["--timeout", "5"], "written with --timeout 10 s, resumed with --timeout 5 s"),
+        (["--trials", "3"], "written with --trials 2, resumed with --trials 3"),
+        (["-s", "construction,backtracking"], "other solvers (not in it: backtracking)"),
+        (["-n", "8,9"], "other board sizes or instances"),
+    ],
+)
+def test_resume_refuses_another_grid(tmp_path: Path, run_cli, changed: list[str], words: str) -> None:
+    out = tmp_path / "grid.jsonl"
+    base = {"-s": "construction", "-n": "8", "--trials": "2", "--seed": "0", "--timeout": "10"}
+    assert run_cli("compare", *[x for kv in base.items() for x in kv], "--out", str(out))[0] == 0
+    original = out.read_bytes()
+    base.update(dict(zip(changed[::2], changed[1::2], strict=True)))
+    code, _, err = run_cli("compare", *[x for kv in base.items() for x in kv], "--out", str(out), "--resume")
+    assert code == 2 and "holds another comparison" in err and words in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert out.read_bytes() == original  # nothing written, nothing lost
+
+
+def test_resume_of_a_file_without_grid_checks_its_seeds(tmp_path: Path, run_cli) -> None:
+    out = tmp_path / "old.jsonl"
+    assert run_cli("compare", "-s", "construction", "-n", "8", "--seed", "4", "--out", str(out))[0] == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    del lines[0]["grid"]  # as written before headers kept the grid
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, _, err = run_cli("compare", "-s", "construction", "-n", "8", "--out", str(out), "--resume")
+    assert code == 2 and "written with --seed 4, resumed with --seed 0" in err
+    code, _, err = run_cli("compare", "-s", "construction", "-n", "8", "--seed", "4", "--out", str(out), "--resume")
+    assert code == 0, err
+
+
+def test_report_re_verifies_a_tampered_record(tmp_path: Path, run_cli) -> None:
+    out = tmp_path / "tampered.jsonl"
+    assert run_cli("compare", "-s", "construction", "-n", "8", "--trials", "2", "--out", str(out))[0] == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    lines[1]["queens"] = [0] * 8  # still claims "solved", "verified": true
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, shown, err = run_cli("report", str(out), "--format", "json")
+    assert code == 0
+    assert "1 record(s) claim a solution the verifier rejects" in err
+    (row,) = json.loads(shown)
+    assert row["runs"] == 2 and row["solved"] == 1, row
+
+
+@pytest.mark.parametrize(
     "args, words",
     [
         (["-s", "min-conflicts", "-n", "8", "--trials", "0"], "at least 1"),

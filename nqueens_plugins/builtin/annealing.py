@@ -27,7 +27,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.builtin.board import open_rows_of
+from nqueens_plugins.builtin.board import attacking_pairs, line_counts, open_rows_of
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -64,14 +64,8 @@ class SimulatedAnnealing(Solver):
             if column not in problem.fixed:
                 choices = open_rows.get(column)
                 queens[column] = rng.randrange(n) if choices is None else choices[rng.randrange(len(choices))]
-        rows = [0] * n
-        diagonals = [0] * (2 * n - 1)
-        anti = [0] * (2 * n - 1)
-        for column, row in enumerate(queens):
-            rows[row] += 1
-            diagonals[row + column] += 1
-            anti[row - column + n - 1] += 1
-        energy = sum(k * (k - 1) // 2 for line in (rows, diagonals, anti) for k in line)
+        rows, diagonals, anti = line_counts(n, enumerate(queens))
+        energy = attacking_pairs(rows, diagonals, anti)
 
         temperature = float(n * n) if options["t0"] is None else options["t0"]
         cooling, floor = options["cooling"], options["floor"]

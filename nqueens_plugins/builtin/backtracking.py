@@ -156,131 +156,154 @@ def attack_mask(n: int, row: int, distance: int) -> int:
 
 @dataclass
 class Frame:
+    """One level of the search: the column filled here, its rows in order, where its pruning starts."""
+
     column: int
     values: list[int]
     trail_mark: int
     next_value: int = 0
 
 
-def forward_check(problem: Problem, budget: Budget, first: bool, order: str, values: str) -> SearchResult:
-    """Forward checking over bit-mask domains with an undo trail."""
-    n = problem.n
-    if problem.contradiction() is not None:
-        return SearchResult(Status.NO_SOLUTION)
-    fixed_rows, fixed_diagonals, fixed_anti = initial_masks(problem)
-    domains = [0] * n
-    unassigned: set[int] = set()
-    for column in range(n):
-        if column in problem.fixed:
-            continue
-        attacked = fixed_rows | (fixed_diagonals >> column) | (fixed_anti >> (n - 1 - column))
-        domains[column] = problem.allowed_rows[column] & ~attacked
-        unassigned.add(column)
-    static_order = sorted(unassigned)
-    queens = [problem.fixed.get(c, -1) for c in range(n)]
-    trail: list[tuple[int, int]] = []
-    moves = backtracks = solutions = wipeouts = pruned = 0
-    # Each placement costs O(n) (O(n^2) with LCV ordering): poll the clock by work done.
-    poll_every = max(1, CHECK_WORK // (n * n if values == "lcv" else n))
-    poll = poll_every
-    iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
+class ForwardCheckingSearch:
+    """Forward checking over bit-mask domains with an undo trail.
 
-    def result(status: Status, board: list[int] | None = None) -> SearchResult:
-        counters = {"wipeouts": wipeouts, "pruned": pruned}
-        return SearchResult(status, board, solutions, moves, backtracks, counters)
+    One object per search, so the state the steps share (domains, trail,
+    counters) lives in attributes rather than in closures.
+    """
 
-    if any(domains[c] == 0 for c in unassigned):
-        return result(Status.NO_SOLUTION)
+    def __init__(self, problem: Problem, budget: Budget, order: str, values: str) -> None:
+        self.n = n = problem.n
+        self.budget = budget
+        self.order = order
+        self.values = values
+        fixed_rows, fixed_diagonals, fixed_anti = initial_masks(problem)
+        self.domains = [0] * n
+        self.unassigned: set[int] = set()
+        for column in range(n):
+            if column in problem.fixed:
+                continue
+            attacked = fixed_rows | (fixed_diagonals >> column) | (fixed_anti >> (n - 1 - column))
+            self.domains[column] = problem.allowed_rows[column] & ~attacked
+            self.unassigned.add(column)
+        self.static_order = sorted(self.unassigned)
+        self.fixed_count = len(problem.fixed)
+        self.queens = [problem.fixed.get(c, -1) for c in range(n)]
+        self.trail: list[tuple[int, int]] = []
+        self.moves = self.backtracks = self.solutions = self.wipeouts = self.pruned = 0
+        # Each placement costs O(n) (O(n^2) with LCV ordering): poll the clock by work done.
+        self.poll_every = max(1, CHECK_WORK // (n * n if values == "lcv" else n))
+        self.iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
 
-    def select() -> int:
-        if order == "static":
-            return static_order[n - len(problem.fixed) - len(unassigned)]
-        return min(unassigned, key=lambda c: (domains[c].bit_count(), c))
+    def result(self, status: Status, board: list[int] | None = None) -> SearchResult:
+        counters = {"wipeouts": self.wipeouts, "pruned": self.pruned}
+        return SearchResult(status, board, self.solutions, self.moves, self.backtracks, counters)
 
-    def ordered_values(column: int) -> list[int]:
-        domain = domains[column]
-        rows = [r for r in range(n) if domain >> r & 1]
-        if values == "lowest" or len(rows) < 2:
+    def select(self) -> int:
+        """The next column to fill: the leftmost empty one, or the one with fewest rows left (MRV)."""
+        if self.order == "static":
+            return self.static_order[self.n - self.fixed_count - len(self.unassigned)]
+        domains = self.domains
+        return min(self.unassigned, key=lambda c: (domains[c].bit_count(), c))
+
+    def ordered_values(self, column: int) -> list[int]:
+        domain = self.domains[column]
+        rows = [r for r in range(self.n) if domain >> r & 1]
+        if self.values == "lowest" or len(rows) < 2:
             return rows
-        if values == "middle":
+        if self.values == "middle":
+            n = self.n
             return sorted(rows, key=lambda r: (abs(2 * r - n + 1), r))
         scores = {}
         for index, row in enumerate(rows):
-            if index % 64 == 0 and budget.out_of_time():
+            if index % 64 == 0 and self.budget.out_of_time():
                 raise OutOfTime
-            scores[row] = eliminated(column, row)
+            scores[row] = self.eliminated(column, row)
         return sorted(rows, key=lambda r: (scores[r], r))
 
-    def eliminated(column: int, row: int) -> int:
+    def eliminated(self, column: int, row: int) -> int:
         """Values a queen at (column, row) would remove from the other empty columns."""
-        return sum((domains[other] & attack_mask(n, row, other - column)).bit_count() for other in unassigned)
+        n, domains = self.n, self.domains
+        return sum((domains[other] & attack_mask(n, row, other - column)).bit_count() for other in self.unassigned)
 
-    def prune(column: int, row: int) -> bool:
+    def prune(self, column: int, row: int) -> bool:
         """Remove what (column, row) attacks from the empty columns; False on a wipe-out."""
-        nonlocal pruned
-        for other in unassigned:
+        n, domains, trail = self.n, self.domains, self.trail
+        for other in self.unassigned:
             mask = attack_mask(n, row, other - column)
             domain = domains[other]
             if domain & mask:
                 trail.append((other, domain))
                 domain &= ~mask
                 domains[other] = domain
-                pruned += 1
+                self.pruned += 1
                 if not domain:
                     return False
         return True
 
-    def undo(mark: int) -> None:
+    def undo(self, mark: int) -> None:
+        trail, domains = self.trail, self.domains
         while len(trail) > mark:
             column, domain = trail.pop()
             domains[column] = domain
 
-    def search() -> SearchResult:
-        nonlocal moves, backtracks, solutions, wipeouts, poll
-        column = select()
-        unassigned.discard(column)
-        stack = [Frame(column, ordered_values(column), len(trail))]
+    def open_frame(self) -> Frame:
+        column = self.select()
+        self.unassigned.discard(column)
+        return Frame(column, self.ordered_values(column), len(self.trail))
+
+    def run(self, first: bool) -> SearchResult:
+        if not self.unassigned:
+            self.solutions = 1
+            return self.result(Status.SOLVED, self.queens)
+        if any(self.domains[c] == 0 for c in self.unassigned):
+            return self.result(Status.NO_SOLUTION)
+        try:
+            return self.descend(first)
+        except OutOfTime:
+            return self.result(Status.TIMED_OUT)
+
+    def descend(self, first: bool) -> SearchResult:
+        queens, budget = self.queens, self.budget
+        poll = self.poll_every
+        stack = [self.open_frame()]
         while stack:
             frame = stack[-1]
-            undo(frame.trail_mark)
+            self.undo(frame.trail_mark)
             if frame.next_value == len(frame.values):
                 stack.pop()
-                unassigned.add(frame.column)
+                self.unassigned.add(frame.column)
                 queens[frame.column] = -1
                 if stack:
-                    backtracks += 1  # the parent's queen is taken back
+                    self.backtracks += 1  # the parent's queen is taken back
                 continue
             row = frame.values[frame.next_value]
             frame.next_value += 1
             queens[frame.column] = row
-            moves += 1
+            self.moves += 1
             poll -= 1
-            if moves + backtracks >= iteration_cap or (not poll and budget.out_of_time()):
-                return result(Status.TIMED_OUT)
+            if self.moves + self.backtracks >= self.iteration_cap or (not poll and budget.out_of_time()):
+                return self.result(Status.TIMED_OUT)
             if not poll:
-                poll = poll_every
-            if not prune(frame.column, row):
-                wipeouts += 1
-                backtracks += 1
+                poll = self.poll_every
+            if not self.prune(frame.column, row):
+                self.wipeouts += 1
+                self.backtracks += 1
                 continue
-            if not unassigned:
-                solutions += 1
+            if not self.unassigned:
+                self.solutions += 1
                 if first:
-                    return result(Status.SOLVED, list(queens))
-                backtracks += 1
+                    return self.result(Status.SOLVED, list(queens))
+                self.backtracks += 1
                 continue
-            column = select()
-            unassigned.discard(column)
-            stack.append(Frame(column, ordered_values(column), len(trail)))
-        return result(Status.SOLVED if solutions and not first else Status.NO_SOLUTION)
+            stack.append(self.open_frame())
+        return self.result(Status.SOLVED if self.solutions and not first else Status.NO_SOLUTION)
 
-    if not unassigned:
-        solutions = 1
-        return result(Status.SOLVED, queens)
-    try:
-        return search()
-    except OutOfTime:
-        return result(Status.TIMED_OUT)
+
+def forward_check(problem: Problem, budget: Budget, first: bool, order: str, values: str) -> SearchResult:
+    """Forward checking from ``problem``: the first solution, or (``first=False``) a count of all."""
+    if problem.contradiction() is not None:
+        return SearchResult(Status.NO_SOLUTION)
+    return ForwardCheckingSearch(problem, budget, order, values).run(first)
 
 
 class CountingSolver(Solver):

@@ -18,7 +18,7 @@ blocked square carries ``FORBIDDEN``, so no method ever chooses one.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -35,6 +35,37 @@ def open_rows_of(problem: Problem) -> dict[int, np.ndarray]:
             blocked_in.setdefault(column, []).append(row)
     rows = np.arange(problem.n)
     return {column: np.setdiff1d(rows, blocked) for column, blocked in blocked_in.items()}
+
+
+def line_counts(n: int, placed: Iterable[tuple[int, int]]) -> tuple[list[int], list[int], list[int]]:
+    """Queens per row, per diagonal (``r + c``) and per anti-diagonal (``r - c + n - 1``).
+
+    ``placed`` yields (column, row) pairs. Plain lists, for the methods whose
+    inner loop is pure Python (list indexing is faster there than numpy's).
+    """
+    rows = [0] * n
+    diagonals = [0] * (2 * n - 1)
+    anti = [0] * (2 * n - 1)
+    for column, row in placed:
+        rows[row] += 1
+        diagonals[row + column] += 1
+        anti[row - column + n - 1] += 1
+    return rows, diagonals, anti
+
+
+def line_count_arrays(queens: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``line_counts`` of a full board (queens[c] = r) as int64 numpy arrays."""
+    n = len(queens)
+    columns = np.arange(n)
+    rows = np.bincount(queens, minlength=n).astype(np.int64)
+    diagonals = np.bincount(queens + columns, minlength=2 * n - 1).astype(np.int64)
+    anti = np.bincount(queens - columns + n - 1, minlength=2 * n - 1).astype(np.int64)
+    return rows, diagonals, anti
+
+
+def attacking_pairs(*lines: Sequence[int] | np.ndarray) -> int:
+    """Attacking pairs on families of lines holding k queens each: the sum of k(k-1)/2."""
+    return sum(pairs(np.asarray(counts)) for counts in lines)
 
 
 def numpy_rng(rng: random.Random) -> np.random.Generator:
@@ -58,11 +89,9 @@ class ConflictBoard:
             penalty[rows] = 0
             self.forbidden[column] = penalty
         self.free_columns = np.array([c for c in range(n) if c not in self.fixed], dtype=np.int64)
-        self.rows = np.bincount(self.queens, minlength=n).astype(np.int64)
+        self.rows, self.diagonals, self.anti = line_count_arrays(self.queens)
+        self.cost = attacking_pairs(self.rows, self.diagonals, self.anti)
         columns = np.arange(n)
-        self.diagonals = np.bincount(self.queens + columns, minlength=2 * n - 1).astype(np.int64)
-        self.anti = np.bincount(self.queens - columns + n - 1, minlength=2 * n - 1).astype(np.int64)
-        self.cost = pairs(self.rows) + pairs(self.diagonals) + pairs(self.anti)
         # Each queen's diagonal and anti-diagonal index, kept so that the queens on a
         # line can be found with one vectorised comparison (see attackers()).
         self.queen_diagonals = self.queens + columns

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng, open_rows_of
+from nqueens_plugins.builtin.board import ConflictBoard, line_counts, numpy_rng, open_rows_of
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -77,14 +77,10 @@ def greedy_board(
     open_rows = open_rows or {}
     n = problem.n
     queens = [0] * n
-    diagonals = [0] * (2 * n - 1)
-    anti = [0] * (2 * n - 1)
-    used = set()
+    _, diagonals, anti = line_counts(n, problem.fixed.items())
     for column, row in problem.fixed.items():
         queens[column] = row
-        diagonals[row + column] += 1
-        anti[row - column + n - 1] += 1
-        used.add(row)
+    used = set(problem.fixed.values())
     unused = [r for r in range(n) if r not in used]
     draw = rng.random
     shift = n - 1
