@@ -75,6 +75,7 @@ def solve(
     max_iterations: int | None = None,
     trial: int = 0,
     isolate: bool = True,
+    memory: int | str | None = None,
     **options: Any,
 ) -> Result:
     """Solve one board in this process and return the verified result.
@@ -93,14 +94,20 @@ def solve(
     not the end of your program. ``isolate=False`` calls it in this process
     instead (no protection; for trusted solvers on small boards).
     """
-    from nqueens_plugins import host, run
+    from nqueens_plugins import host, inputs, run
     from nqueens_plugins.execution import Task, shared_executor
 
-    variant = host.registry().variant(solver, **options)
+    variant = host.registry().variant(inputs.solver_spec(solver), **options)
     problem = problem_of(n, instance, fixed, blocked)
+    seed = inputs.whole_number(seed or 0, "seed")
+    trial = inputs.whole_number(trial, "trial", minimum=0)
+    timeout = inputs.time_limit(timeout)
+    if max_iterations is not None:
+        max_iterations = inputs.whole_number(max_iterations, "max_iterations", minimum=1)
     if not isolate:
         return run.run(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
-    task = Task.solve(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
+    task = Task.solve(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations,
+                      memory=None if memory is None else inputs.parse_memory(memory))  # fmt: skip
     return shared_executor().run(task)  # type: ignore[return-value]
 
 
@@ -114,20 +121,24 @@ def count(
     fixed: Mapping[int, int] | None = None,
     blocked: Iterable[tuple[int, int]] | None = None,
     isolate: bool = True,
+    memory: int | str | None = None,
     **options: Any,
 ) -> CountResult:
     """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
 
     Isolated like ``solve`` unless ``isolate=False``.
     """
-    from nqueens_plugins import host, run
+    from nqueens_plugins import host, inputs, run
     from nqueens_plugins.execution import Task, shared_executor
 
-    variant = host.registry().variant(solver, **options)
+    variant = host.registry().variant(inputs.solver_spec(solver), **options)
     problem = problem_of(n, instance, fixed, blocked)
+    timeout = inputs.time_limit(timeout)
     if not isolate:
         return run.count(variant, problem, unique=unique, timeout=timeout)
-    return shared_executor().run(Task.count(variant, problem, unique=unique, timeout=timeout))  # type: ignore[return-value]
+    limit = None if memory is None else inputs.parse_memory(memory)
+    task = Task.count(variant, problem, unique=unique, timeout=timeout, memory=limit)
+    return shared_executor().run(task)  # type: ignore[return-value]
 
 
 def compare(*args: Any, **kwargs: Any) -> Any:

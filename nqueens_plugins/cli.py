@@ -71,7 +71,24 @@ class Seconds(click.ParamType):
         return seconds
 
 
-WHOLE, COUNT, SECONDS = Whole(), Whole(minimum=0), Seconds()
+class MemorySize(click.ParamType):
+    """Bytes, or a size with a binary unit (512M, 2G)."""
+
+    name = "size"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> int | None:
+        from nqueens_plugins.inputs import parse_memory
+
+        if value is None:
+            return None
+        try:
+            return parse_memory(value)
+        except BadInput as exc:
+            self.fail(str(exc), param, ctx)
+
+
+WHOLE, COUNT, SECONDS, MEMORY = Whole(), Whole(minimum=0), Seconds(), MemorySize()
+MEMORY_HELP = "Memory a run may allocate beyond its worker's own (512M, 2G); past it allocations fail."
 
 
 def fail(message: str) -> None:
@@ -165,10 +182,12 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000).")
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
+@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @reports_bad_input
 def solve(
     spec: str, size: str | None, instance: str | None, seed: int, timeout: float | None, max_iterations: int | None,
     fixed: str | None, blocked: str | None, as_json: bool, show_queens: bool | None, board: bool | None,
+    memory: int | None,
 ) -> None:  # fmt: skip
     """Solve one board or instance, verify the answer, show it."""
     from nqueens_plugins import host
@@ -179,7 +198,7 @@ def solve(
     variant = host.registry().variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
     task = Task.solve(
-        variant, problem, seed=seed, timeout=timeout, max_iterations=max_iterations,
+        variant, problem, seed=seed, timeout=timeout, max_iterations=max_iterations, memory=memory,
     )  # fmt: skip
     with LocalExecutor(1) as executor:
         result = executor.run(task)
@@ -212,11 +231,13 @@ def solve(
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
+@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
 @reports_bad_input
 def count(
     spec: str, size: str | None, instance: str | None, unique: bool, timeout: float | None, fixed: str | None,
-    blocked: str | None, yes: bool, as_json: bool, progress: bool | None, executor_kind: str, scheduler: str | None,
+    blocked: str | None, yes: bool, as_json: bool, progress: bool | None, memory: int | None, executor_kind: str,
+    scheduler: str | None,
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import host
@@ -238,7 +259,7 @@ def count(
             f"counting n = {problem.n} ({size_note}) would take about {format_duration(estimate)} with bitboard "
             f"on this machine, longer with other solvers; add --timeout SEC to count for that long, or --yes"
         )
-    task = Task.count(variant, problem, unique=unique, timeout=seconds)
+    task = Task.count(variant, problem, unique=unique, timeout=seconds, memory=memory)
     if progress is None:
         progress = sys.stderr.isatty()
     if progress or executor_kind == "dask":
@@ -354,12 +375,13 @@ def cross_check_instances(
 @click.option("--queens", "keep_queens", is_flag=True, help="Keep queens in records for every n (default n <= 1000).")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
+@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
 @reports_bad_input
 def compare(
     specs: str, sizes: str | None, instances: str | None, trials: int, timeout: float | None, seed: int, jobs: int,
     out: str | None, resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
-    executor_kind: str, scheduler: str | None,
+    memory: int | None, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Run every solver on every size (or instance) for some trials, isolated in worker processes; summarise."""
     from nqueens_plugins import harness, host, inputs
@@ -380,6 +402,7 @@ def compare(
         seed=seed,
         timeout=timeout,  # None ("none"): no limit
         fixed=inputs.parse_fixed(fixed),
+        memory=memory,
     )
     if resume and not out:
         raise BadInput("--resume needs --out FILE")

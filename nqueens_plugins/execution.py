@@ -33,6 +33,7 @@ inside each Dask task.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import signal
 import subprocess
@@ -44,6 +45,8 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from nqueens_plugins import host, probe, processes
+from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Budget, Count, Problem, Status
 from nqueens_plugins.run import (
     CountResult, Executed, Result, call_plugin, check_runnable, execute, execute_count, judge, judge_count,
@@ -70,6 +73,7 @@ class Task:
     unique: bool = False
     part: Any = None  # the piece a count-part task counts
     deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
+    memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
 
     def seconds_left(self) -> float | None:
         """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
@@ -152,6 +156,8 @@ class WorkerProcess:
         # The worker imports plugins from where this process found them (a test's
         # temporary site folder, a benchmark's sys.path insert included).
         environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        # The plugins whose import crashed a probe here are not imported there either.
+        environment[probe.INHERITED_VARIABLE] = json.dumps(host.registry().probe_refusals)
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "nqueens_plugins.worker", str(to_child_read), str(from_child_write), str(os.getpid())],
@@ -197,7 +203,8 @@ class WorkerProcess:
         return end + KILL_GRACE
 
     def kill(self) -> None:
-        """SIGKILL the worker's process group: the worker and anything a plugin started."""
+        """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
+        processes.kill_descendants(self.process.pid)
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -253,7 +260,13 @@ class LocalExecutor(Executor):
     QUEUED_PER_WORKER = 2
 
     def __init__(self, jobs: int = 0) -> None:
-        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        cores = os.cpu_count() or 1
+        if jobs > cores:
+            raise BadInput(
+                f"--jobs {jobs} is more than this machine's {cores} cores: runs would share cores and their "
+                f"times would mean nothing; use at most {cores} (0 means one per core)"
+            )
+        self.jobs = max(1, jobs or cores)
         self.idle: list[WorkerProcess] = []
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:

@@ -45,6 +45,7 @@ class Grid:
     timeout: float | None = DEFAULT_TIMEOUT  # None: no limit
     fixed: Mapping[int, int] = field(default_factory=dict)
     instances: Sequence[Problem] = ()
+    memory: int | None = None  # bytes a run may allocate beyond its worker's own
     skip_refused: bool = False  # ("-s all") leave out what a solver refuses, instead of stopping
     skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
 
@@ -63,6 +64,7 @@ class Grid:
             "seed": self.seed,
             "timeout": self.timeout,
             "trials": self.trials,
+            "memory": self.memory,
             "solvers": [v.label for v in self.variants],
             "boards": [p.id for p in self.problems()],
         }
@@ -85,7 +87,10 @@ class Grid:
                     continue
                 takers.append(variant)
             for trial in range(self.trials):
-                tasks.extend(Task("solve", v, problem, seed=self.seed, trial=trial, timeout=self.timeout) for v in takers)
+                tasks.extend(
+                    Task("solve", v, problem, seed=self.seed, trial=trial, timeout=self.timeout, memory=self.memory)
+                    for v in takers
+                )
         if not tasks:
             raise BadInput("no solver takes any of these boards: " + "; ".join(self.skipped.values()))
         return tasks
@@ -171,6 +176,7 @@ def compare(
     keep_queens: bool = False,
     stream_records: bool = False,
     executor: Any = None,
+    memory: int | str | None = None,
 ) -> Any:
     """Compare solvers over sizes and trials; a list of records, or an iterator with ``stream_records``.
 
@@ -182,6 +188,12 @@ def compare(
     from nqueens_plugins import host, inputs
     from nqueens_plugins import instances as instance_files
 
+    if not isinstance(solvers, str):
+        solvers = [inputs.solver_spec(spec) for spec in solvers]
+    trials = inputs.whole_number(trials, "trials", minimum=1)
+    seed = inputs.whole_number(seed, "seed")
+    jobs = inputs.whole_number(jobs, "jobs", minimum=0)
+    timeout = inputs.time_limit(timeout)
     problems: list[Problem] = []
     if isinstance(instances, str) or (instances and not isinstance(instances[0], Problem)):
         problems = instance_files.load(instances)  # type: ignore[arg-type]

@@ -3,7 +3,9 @@
 Loading order and isolation:
 
 1. Installed plugins, from the entry point group ``nqueens``, one entry point at
-   a time. pluggy's own ``load_setuptools_entrypoints`` stops at the first
+   a time. Each is first imported once in a throwaway process (``probe.py``,
+   cached per environment): a plugin whose import crashes its importer is
+   reported and never imported here. pluggy's own ``load_setuptools_entrypoints`` stops at the first
    plugin that fails to import; here a failing plugin becomes a ``LoadError``
    (plugin, distribution, version, message) and loading goes on.
 2. The built-in plugins, registered as plugins like any other.
@@ -12,6 +14,10 @@ Loading order and isolation:
 4. Every plugin's ``nqueens_register_solvers`` is called on its own, built-ins
    first, with a ``register`` bound to that plugin: a plugin that raises is
    recorded, whatever it registered is withdrawn, and the others keep working.
+5. A solver name is taken once. A plugin claiming a built-in's name fails (the
+   built-ins register first); a name that two installed plugins claim is
+   refused for both and each is reported, so that load order never decides
+   which of them runs under that name.
 
 ``NQUEENS_DISABLE_PLUGINS=name,...`` blocks plugins (by entry point name,
 distribution name or built-in plugin name) before they are imported.
@@ -26,7 +32,7 @@ from importlib import metadata
 
 import pluggy
 
-from nqueens_plugins import hookspecs
+from nqueens_plugins import hookspecs, probe
 from nqueens_plugins.registry import LoadError, Registry, SolverRegister, Source
 
 ENTRY_POINT_GROUP = "nqueens"
@@ -69,15 +75,23 @@ def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
     blocked = disabled_plugins()
     sources: dict[str, Source] = {}
 
+    wanted: list[metadata.EntryPoint] = []
     for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = entry_point.dist
-        source = Source(entry_point.name, dist.name if dist else None, dist.version if dist else None)
-        if blocked & {entry_point.name, source.distribution}:
+        if blocked & {entry_point.name, dist.name if dist else None}:
             registry.blocked.append(entry_point.name)
             pm.set_blocked(entry_point.name)
+        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
+            wanted.append(entry_point)
+    refused = probe.refusals(wanted)
+    registry.probe_refusals = refused
+    for entry_point in wanted:
+        dist = entry_point.dist
+        source = Source(entry_point.name, dist.name if dist else None, dist.version if dist else None)
+        if entry_point.name in refused:
+            registry.load_errors.append(LoadError(source, refused[entry_point.name]))
+            pm.set_blocked(entry_point.name)
             continue
-        if pm.get_plugin(entry_point.name) is not None or entry_point.name in sources:
-            continue  # the same distribution visible twice on sys.path
         try:
             plugin = entry_point.load()
             pm.register(plugin, name=entry_point.name)
@@ -115,6 +129,7 @@ def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
         except BaseException as exc:  # noqa: BLE001 - any failure is that plugin's, sys.exit included
             register.withdraw()
             registry.load_errors.append(LoadError(source, describe_exception(exc)))
+    registry.load_errors.extend(registry.clash_errors())
     return registry
 
 

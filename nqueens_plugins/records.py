@@ -285,6 +285,9 @@ def grid_difference(
     if written.get("timeout") != grid["timeout"]:
         shown = ["none" if t is None else f"{t:g} s" for t in (written.get("timeout"), grid["timeout"])]
         return f"written with --timeout {shown[0]}, resumed with --timeout {shown[1]}"
+    if written.get("memory") != grid.get("memory"):
+        shown = ["none" if m is None else f"{m:,} bytes" for m in (written.get("memory"), grid.get("memory"))]
+        return f"written with --memory {shown[0]}, resumed with --memory {shown[1]}"
     if written.get("trials") != grid["trials"]:
         return f"written with --trials {written.get('trials')}, resumed with --trials {grid['trials']}"
     old, new = list(written.get("solvers") or []), list(grid["solvers"])

@@ -25,6 +25,10 @@ class Source:
     distribution: str | None = None
     version: str | None = None
 
+    @property
+    def builtin(self) -> bool:
+        return self.plugin.startswith("builtin-") and self.distribution == "nqueens-plugins"
+
     def describe(self) -> str:
         if self.distribution:
             return f"plugin {self.plugin!r} from {self.distribution} {self.version or ''}".strip()
@@ -52,6 +56,18 @@ class Registry:
     registrations: dict[str, Registration] = field(default_factory=dict)
     load_errors: list[LoadError] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    probe_refusals: dict[str, str] = field(default_factory=dict)  # entry point -> why its import is not tried
+    clashes: dict[str, list[Source]] = field(default_factory=dict)  # a solver name two plugins claim -> both
+
+    def clash_errors(self) -> list[LoadError]:
+        """One error per plugin that claimed a solver name another installed plugin claims too."""
+        errors = []
+        for name, sources in sorted(self.clashes.items()):
+            everyone = " and ".join(source.describe() for source in sources)
+            for source in sources:
+                message = f"solver name {name!r} is claimed by {everyone}: refused for all of them; uninstall all but one"
+                errors.append(LoadError(source, message))
+        return errors
 
     def __iter__(self) -> Iterator[Registration]:
         return iter(sorted(self.registrations.values(), key=lambda r: r.solver.name))
@@ -88,6 +104,9 @@ class Registry:
         return variants
 
     def _unknown_message(self, name: str) -> str:
+        if name in self.clashes:
+            everyone = " and ".join(source.describe() for source in self.clashes[name])
+            return f"solver {name!r} is claimed by {everyone}; refused for all of them: uninstall all but one"
         close = difflib.get_close_matches(name, self.registrations, n=3, cutoff=0.5)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         failed = len(self.load_errors)
@@ -106,13 +125,22 @@ class SolverRegister:
 
     def __call__(self, solver: Solver) -> None:
         check_solver(solver)
-        existing = self._registry.registrations.get(solver.name)
-        if existing is not None:
+        registry = self._registry
+        existing = registry.registrations.get(solver.name)
+        if existing is not None and existing.source.builtin:
             raise PluginError(
                 f"solver name {solver.name!r} is registered twice: by {existing.source.describe()} "
-                f"and by {self._source.describe()}"
+                f"and by {self._source.describe()}; a built-in's name is never taken over"
             )
-        self._registry.registrations[solver.name] = Registration(solver, self._source)
+        if existing is not None or solver.name in registry.clashes:
+            # Two installed plugins claim one name: whichever loads first would win by
+            # site-packages order, so an impostor could take a real solver's name.
+            # Neither gets it (see ``Registry.clash_errors``).
+            claimants = registry.clashes.setdefault(solver.name, [existing.source] if existing else [])
+            claimants.append(self._source)
+            registry.registrations.pop(solver.name, None)
+            return
+        registry.registrations[solver.name] = Registration(solver, self._source)
         self.added.append(solver.name)
 
     def withdraw(self) -> None:

@@ -9,8 +9,10 @@ its own answer.
 from __future__ import annotations
 
 import hashlib
+import copy
 import math
 import random
+import signal
 import time
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -130,8 +132,10 @@ def call_plugin(function: Any, *args: Any) -> tuple[Any, float, str | None]:
     start = time.perf_counter()
     try:
         value = function(*args)
-    except KeyboardInterrupt:
-        raise
+    except KeyboardInterrupt as exc:
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            raise  # possibly the user's Ctrl-C (in-process calls); a worker ignores SIGINT, so there it is the plugin's
+        return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
     except BaseException as exc:  # noqa: BLE001 - a plugin may fail in any way, sys.exit included
         return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
     return value, time.perf_counter() - start, None
@@ -225,7 +229,8 @@ def run(
     ``execution`` (isolated workers, limits enforced from outside).
     """
     check_runnable(variant, problem)
-    executed = execute(variant, problem, seed, trial, Budget(timeout, max_iterations))
+    # The solver gets a copy: a plugin that changes the problem it was given is judged on the host's own.
+    executed = execute(variant, copy.deepcopy(problem), seed, trial, Budget(timeout, max_iterations))
     return judge(variant, problem, seed, trial, executed)
 
 
@@ -296,4 +301,5 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
 def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: float | None = None) -> CountResult:
     """Count in this process (no isolation) and verify; see ``run`` for when to use it."""
     check_countable(variant, problem, unique)
-    return judge_count(variant, problem, unique, execute_count(variant, problem, unique, Budget(timeout)))
+    executed = execute_count(variant, copy.deepcopy(problem), unique, Budget(timeout))
+    return judge_count(variant, problem, unique, executed)

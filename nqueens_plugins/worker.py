@@ -18,21 +18,28 @@ that), then for each task:
    call alone, and sends the result back, unverified (the parent verifies).
 
 It lives in its own process group (the service kills the group, so whatever a
-plugin started goes too), sends what plugins print to stdout to stderr (the
-pipe carries results only; the host's own stdout stays clean), ignores Ctrl-C
-(the service handles it), and leaves at once when its parent is gone.
+plugin started goes too) and adopts what a plugin started outside the group
+(``processes.py``), so nothing a plugin started outlives the call that started
+it. It sends what plugins print to stdout to stderr (the pipe carries results
+only; the host's own stdout stays clean), ignores Ctrl-C (the service handles
+it), and leaves at once when its parent is gone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import resource
 import signal
 import sys
 import threading
 import time
 from multiprocessing.connection import Connection
+from collections.abc import Iterator
 from typing import Any
+
+from nqueens_plugins import processes
 
 ORPHAN_CHECK_SECONDS = 0.2
 WARM_UP_SIZE = 4
@@ -40,8 +47,10 @@ WARM_UP_SECONDS = 2.0
 
 
 def leave_with_everything() -> None:
-    """SIGKILL this worker's whole process group: itself and anything a plugin started."""
+    """SIGKILL this worker's whole process group and every descendant (a plugin's
+    process may have left the group): itself and anything a plugin started."""
     try:
+        processes.kill_descendants(os.getpid())
         os.killpg(os.getpgrp(), signal.SIGKILL)
     finally:
         os._exit(1)
@@ -87,6 +96,37 @@ def warm_up(task: Any, warmed: set[str]) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def memory_limit(allowance: int | None) -> Iterator[None]:
+    """Let the call allocate ``allowance`` bytes beyond this worker's present data size
+    (``RLIMIT_DATA``: heap and private mappings, which is where a solver's memory goes)."""
+    if allowance is None:
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    limit = data_size() + allowance
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
+
+
+def data_size() -> int:
+    """This process's data segment in bytes (VmData), as the kernel counts it against RLIMIT_DATA."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def format_bytes(size: int) -> str:
+    return f"{size / (1 << 30):g} GiB" if size >= 1 << 30 else f"{size / (1 << 20):g} MiB"
+
+
 def serve(reader: Connection, writer: Connection) -> None:
     from nqueens_plugins.execution import perform
 
@@ -98,9 +138,15 @@ def serve(reader: Connection, writer: Connection) -> None:
             return
         if task is None:
             return
-        if warm_up(task, warmed):
-            writer.send(("started",))
-        outcome = perform(task)
+        with memory_limit(task.memory):  # the warm-up is plugin code too
+            if warm_up(task, warmed):
+                writer.send(("started",))
+            outcome = perform(task)
+        if task.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
+            outcome.error += f" (over its --memory limit of {format_bytes(task.memory)})"
+        if processes.children(os.getpid()):  # a plugin's processes do not outlive its call
+            processes.kill_descendants(os.getpid())
+            processes.reap_children()
         try:
             writer.send(("done", outcome))
         except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
@@ -112,6 +158,7 @@ def main() -> None:
     os.dup2(2, 1)  # what plugins print goes to stderr; results travel on the pipe only
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    processes.become_subreaper()
     die_with_parent(parent)
     reader, writer = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     from nqueens_plugins import execution  # noqa: F401 - imported before "ready", so startup is never timed

@@ -9,16 +9,24 @@ from pathlib import Path
 
 import pytest
 
-from nqueens_plugins import host
+from nqueens_plugins import host, probe
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # test helper modules (hostile solvers) importable by worker processes
 
 
+@pytest.fixture(scope="session")
+def probe_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One import-probe cache for the session, never the user's own."""
+    return tmp_path_factory.mktemp("probe-cache")
+
+
 @pytest.fixture(autouse=True)
-def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def fresh_registry(monkeypatch: pytest.MonkeyPatch, probe_cache: Path) -> Iterator[None]:
     """Every test starts from an unloaded registry and no blocked plugins."""
     monkeypatch.delenv(host.DISABLE_VARIABLE, raising=False)
+    monkeypatch.delenv(probe.INHERITED_VARIABLE, raising=False)
+    monkeypatch.setenv(probe.CACHE_VARIABLE, str(probe_cache))
     host.reset()
     yield
     host.reset()

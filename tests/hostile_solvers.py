@@ -96,7 +96,110 @@ class Nap(Solver):
 HOSTILE = [Raises, BusyLoop, Sleeper, Exits, Segfaults, WrongType, AttackedBoard, FalseNoSolution]
 
 
+# --- more faults (tests/test_hostile.py) ---------------------------------------------
+
+
+class ExitsCleanly(Solver):
+    name = "hostile-system-exit"
+    summary = "Raises SystemExit(0) inside solve."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        raise SystemExit(0)
+
+
+class Interrupts(Solver):
+    name = "hostile-interrupt"
+    summary = "Raises KeyboardInterrupt inside solve."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt("from the plugin")
+
+
+class ClosesGenerator(Solver):
+    name = "hostile-generator-exit"
+    summary = "Raises GeneratorExit inside solve."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        raise GeneratorExit
+
+
+class HugeQueen(Solver):
+    name = "hostile-huge-int"
+    summary = "Answers with a row number above 2**63."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.SOLVED, [2**70] + list(range(1, problem.n)), 1, problem.n)
+
+
+class Mutates(Solver):
+    name = "hostile-mutates"
+    summary = "Shrinks the problem it was given to n = 4 and solves that."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        object.__setattr__(problem, "n", 4)
+        return Outcome(Status.SOLVED, [1, 3, 0, 2], 1, 4)
+
+
+class Prints(Solver):
+    name = "hostile-prints"
+    summary = "Prints to stdout, then answers correctly."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        print('{"status": "forged"}')
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+
+class NanCounters(Solver):
+    name = "hostile-nan"
+    summary = "Answers correctly with NaN and infinite counters."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n, {"rate": float("nan"), "cap": float("inf")})
+
+
+class BadCount(Solver):
+    name = "hostile-bad-count"
+    summary = "Counts with an unknown status, or loops forever when counting n = 9."
+    complete = True
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+    def count(self, problem, budget, options, unique):  # type: ignore[no-untyped-def]
+        from nqueens_plugins import Count
+
+        while problem.n == 9:
+            pass
+        return Count("maybe", 92)
+
+
+class Daemon(Solver):
+    name = "hostile-daemon"
+    summary = "Starts a process in a session of its own, then answers correctly."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        import subprocess
+        import sys
+
+        marker = os.environ.get("HOSTILE_DAEMON_MARKER", "hostile-daemon-marker")
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", marker], start_new_session=True)
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+
+class Hog(Solver):
+    name = "hostile-hog"
+    summary = "Allocates memory without bound."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
+
+
+MORE_HOSTILE = [ExitsCleanly, Interrupts, ClosesGenerator, HugeQueen, Mutates, Prints, NanCounters, BadCount, Daemon, Hog]
+
+
 @hookimpl
 def nqueens_register_solvers(register):  # type: ignore[no-untyped-def]
-    for solver in HOSTILE + [Nap]:
+    for solver in HOSTILE + MORE_HOSTILE + [Nap]:
         register(solver())

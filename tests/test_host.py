@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from nqueens_plugins import BadInput, host
@@ -78,6 +81,18 @@ def test_duplicate_name_is_refused_naming_both_sources(fake_distribution) -> Non
     assert registry.get("backtracking").source.plugin == "builtin-backtracking"
 
 
+def test_a_name_two_installed_plugins_claim_is_refused_for_both(fake_distribution, run_cli) -> None:
+    fake_distribution("nqueens-real", {"real": "real_plugin"}, {"real_plugin": GOOD_PLUGIN})
+    fake_distribution("nqueens-impostor", {"impostor": "impostor_plugin"}, {"impostor_plugin": GOOD_PLUGIN})
+    registry = host.load_registry()
+    assert "knight-shift" not in registry  # load order decides nothing
+    errors = {e.source.distribution: e.message for e in registry.load_errors}
+    assert set(errors) == {"nqueens-real", "nqueens-impostor"}
+    assert all("claimed by" in message and "refused for all of them" in message for message in errors.values())
+    code, _, err = run_cli("solve", "-s", "knight-shift", "-n", "8")
+    assert code == 2 and "nqueens-real" in err and "nqueens-impostor" in err and len(err.strip().splitlines()) == 1
+
+
 def test_misspelt_hook_is_the_plugins_error(fake_distribution) -> None:
     source = GOOD_PLUGIN.replace("def nqueens_register_solvers", "def nqueens_register_solver")
     fake_distribution("nqueens-typo", {"typo": "typo_plugin"}, {"typo_plugin": source.replace("@hookimpl", "@hookimpl(specname='nqueens_register_solverz')")})
@@ -114,6 +129,40 @@ def test_a_plugin_that_exits_at_import_is_recorded_not_fatal(fake_distribution, 
     assert words in registry.load_errors[0].message
     code, out, _ = run_cli("plugins")
     assert code == 0 and "min-conflicts" in out and "exits" in out
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("import ctypes\nctypes.string_at(0)\n", "crashed the importing process (SIGSEGV"),
+        ("import os\nos._exit(4)\n", "ended the importing process with status 4"),
+    ],
+)
+def test_a_plugin_that_kills_its_importer_is_reported_not_fatal(
+    fake_distribution, run_cli, body: str, words: str
+) -> None:
+    fake_distribution("nqueens-crash", {"crash": "crash_at_import"}, {"crash_at_import": body})
+    code, out, err = run_cli("plugins", "--json")
+    assert code == 0, err
+    listed = json.loads(out)
+    (error,) = [e for e in listed["load_errors"] if e["plugin"] == "crash"]
+    assert words in error["error"]
+    assert any(s["name"] == "min-conflicts" for s in listed["solvers"])
+    # Solving goes through worker processes, which must not import it either.
+    code, out, err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--json")
+    assert code == 0 and json.loads(out)["verified"] is True, err
+
+
+def test_import_probes_are_cached_per_environment(fake_distribution, run_cli, probe_cache: Path) -> None:
+    site = fake_distribution("nqueens-crash", {"crash": "crash_at_import"}, {"crash_at_import": "import os\nos._exit(4)\n"})
+    assert run_cli("plugins")[0] == 0
+    cache = probe_cache / "import-probes.json"
+    verdicts = json.loads(cache.read_text())
+    (key,) = [k for k in verdicts if k.startswith("nqueens-crash==1.0 ") and str(site) in k]
+    verdicts[key] = "a verdict read from the cache"  # not probed again: the cached verdict is what is shown
+    cache.write_text(json.dumps(verdicts))
+    code, out, _ = run_cli("plugins", "--json")
+    assert code == 0 and "a verdict read from the cache" in out
 
 
 def test_a_duck_typed_solver_is_refused_and_listing_still_works(fake_distribution, run_cli) -> None:
