@@ -35,7 +35,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -137,13 +136,8 @@ def killed(task: Task, elapsed: float, during_warm_up: bool) -> Executed:
 
 
 def death_message(code: int | None) -> str:
-    if code is not None and code < 0:
-        try:
-            name = signal.Signals(-code).name
-        except ValueError:
-            name = f"signal {-code}"
-        return f"worker process crashed ({name})"
-    return f"worker process exited with status {code}"
+    how = processes.how_it_ended(code)
+    return f"worker process crashed ({how})" if code is not None and code < 0 else f"worker process exited with {how}"
 
 
 class WorkerProcess:
@@ -152,10 +146,7 @@ class WorkerProcess:
     def __init__(self) -> None:
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
-        environment = dict(os.environ)
-        # The worker imports plugins from where this process found them (a test's
-        # temporary site folder, a benchmark's sys.path insert included).
-        environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        environment = processes.child_environment()
         # The plugins whose import crashed a probe here are not imported there either.
         environment[probe.INHERITED_VARIABLE] = json.dumps(host.registry().probe_refusals)
         try:
@@ -204,11 +195,7 @@ class WorkerProcess:
 
     def kill(self) -> None:
         """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
-        processes.kill_descendants(self.process.pid)
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        processes.kill_tree(self.process.pid)
         try:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +27,8 @@ import time
 from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
+
+from nqueens_plugins import processes
 
 CACHE_VARIABLE = "NQUEENS_CACHE_DIR"
 INHERITED_VARIABLE = "NQUEENS_PROBE_VERDICTS"  # JSON {entry point: why refused}, set for worker processes
@@ -82,8 +83,7 @@ def refusals(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, str]:
 
 def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, str]:
     """Import each entry point in a child of its own, all at once; '' for the ones that survived."""
-    environment = dict(os.environ)
-    environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    environment = processes.child_environment()
     started = []
     for point in points:
         read_end, write_end = os.pipe()
@@ -105,10 +105,7 @@ def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, st
             os.close(read_end)
             code, survived = None, False
         finally:
-            try:
-                os.killpg(child.pid, signal.SIGKILL)  # and anything its import started
-            except (ProcessLookupError, PermissionError):
-                pass
+            processes.kill_tree(child.pid)  # and anything its import started
             child.wait()
         verdicts[point] = "" if survived else death_of_importer(code)
     return verdicts
@@ -118,12 +115,9 @@ def death_of_importer(code: int | None) -> str:
     if code is None:
         return f"importing it did not finish within {PROBE_SECONDS:g} s (tried in a separate process); not loaded"
     if code < 0:
-        try:
-            how = signal.Signals(-code).name
-        except ValueError:
-            how = f"signal {-code}"
+        how = processes.how_it_ended(code)
         return f"importing it crashed the importing process ({how}; tried in a separate process); not loaded"
-    return f"importing it ended the importing process with status {code} (tried in a separate process); not loaded"
+    return f"importing it ended the importing process with {processes.how_it_ended(code)} (tried in a separate process); not loaded"
 
 
 def read_cache(path: Path) -> dict[str, str]:

@@ -15,9 +15,35 @@ import contextlib
 import ctypes
 import os
 import signal
+import sys
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
+
+
+def child_environment() -> dict[str, str]:
+    """This process's environment for a Python child that must import plugins from where this
+    process found them (a test's temporary site folder, a benchmark's sys.path insert included)."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return environment
+
+
+def how_it_ended(code: int | None) -> str:
+    """A child's return code in words: ``SIGSEGV`` for -11, ``status 3`` for 3."""
+    if code is not None and code < 0:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid``'s descendants (even those that left its group), then its process group."""
+    kill_descendants(pid)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def become_subreaper() -> bool:

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Problem
+from nqueens_plugins.verify import board_error
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
@@ -176,8 +177,6 @@ def board_problem(record: Mapping[str, Any]) -> str | None:
     """Why a record that claims a verified solution is wrong, or None (also when it keeps no queens)."""
     if record.get("status") != "solved" or record.get("verified") is not True or record.get("queens") is None:
         return None
-    from nqueens_plugins.verify import board_error
-
     try:
         n = int(record["n"])
         queens = [int(q) for q in record["queens"]]
