@@ -388,23 +388,32 @@ def count_in_parts(
     status = Status.SOLVED
     if progress is not None:
         progress(0, len(parts))
-    for _, executed in executor.map([replace(task, kind="count-part", part=part) for part in parts]):
-        assert isinstance(executed, Executed)
-        done += 1
-        if progress is not None:
-            progress(done, len(parts))
-        if executed.error is not None and executed.status is Status.TIMED_OUT:
-            status = Status.TIMED_OUT  # killed at the deadline: its subtrees are not in the total
-            continue
-        counted = executed.outcome
-        problem = executed.error or part_error(counted)
-        if problem is not None:
-            failed = Executed(None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status)
-            return judge_count(task.variant, task.problem, task.unique, failed)
-        total += int(counted.solutions)
-        iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0
-        if Status(counted.status) is not Status.SOLVED:
-            status = Status.TIMED_OUT
+    answers = executor.map([replace(task, kind="count-part", part=part) for part in parts])
+    try:
+        for _, executed in answers:
+            assert isinstance(executed, Executed)
+            done += 1
+            if progress is not None:
+                progress(done, len(parts))
+            if executed.error is not None and executed.status is Status.TIMED_OUT:
+                status = Status.TIMED_OUT  # killed at the deadline: its subtrees are not in the total
+            else:
+                counted = executed.outcome
+                problem = executed.error or part_error(counted)
+                if problem is not None:
+                    failed = Executed(None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status)
+                    return judge_count(task.variant, task.problem, task.unique, failed)
+                total += int(counted.solutions)
+                iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0
+                if Status(counted.status) is not Status.SOLVED:
+                    status = Status.TIMED_OUT
+            if task.deadline is not None and time.time() >= task.deadline and done < len(parts):
+                status = Status.TIMED_OUT  # the pieces not yet counted are left out, not started only to be stopped
+                break
+    finally:
+        close = getattr(answers, "close", None)
+        if close is not None:
+            close()  # stops the pieces still running (a generator's cleanup kills their workers)
     combined = Count(status, total, task.unique, iterations, {"parts": len(parts)})
     return judge_count(task.variant, task.problem, task.unique, Executed(combined, time.perf_counter() - start))
 
