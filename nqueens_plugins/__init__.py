@@ -97,7 +97,8 @@ def solve(
     from nqueens_plugins import host, inputs, run
     from nqueens_plugins.execution import Task, shared_executor
 
-    variant = host.registry().variant(inputs.solver_spec(solver), **options)
+    spec = inputs.solver_spec(solver)
+    variant = host.registry_for_specs([spec]).variant(spec, **options)
     problem = problem_of(n, instance, fixed, blocked)
     seed = inputs.whole_number(seed or 0, "seed")
     trial = inputs.whole_number(trial, "trial", minimum=0)
@@ -131,7 +132,8 @@ def count(
     from nqueens_plugins import host, inputs, run
     from nqueens_plugins.execution import Task, shared_executor
 
-    variant = host.registry().variant(inputs.solver_spec(solver), **options)
+    spec = inputs.solver_spec(solver)
+    variant = host.registry_for_specs([spec]).variant(spec, **options)
     problem = problem_of(n, instance, fixed, blocked)
     timeout = inputs.time_limit(timeout)
     if not isolate:

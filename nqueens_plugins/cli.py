@@ -195,7 +195,7 @@ def solve(
     from nqueens_plugins.report import render_board, result_summary
     from nqueens_plugins.run import INVALID, Result
 
-    variant = host.registry().variant(spec)
+    variant = host.registry_for_specs([spec]).variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
     task = Task.solve(
         variant, problem, seed=seed, timeout=timeout, max_iterations=max_iterations, memory=memory,
@@ -246,7 +246,7 @@ def count(
     from nqueens_plugins.run import INVALID
     from nqueens_plugins.verify import known_count
 
-    variant = host.registry().variant(spec)
+    variant = host.registry_for_specs([spec]).variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
     seconds = timeout
     if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
@@ -295,11 +295,12 @@ def count(
 @click.option("--seed", type=WHOLE, default=0, show_default=True)
 @click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
 @reports_bad_input
 def cross_check(
     sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: int,
-    timeout: float | None, as_json: bool, executor_kind: str, scheduler: str | None,
+    timeout: float | None, as_json: bool, memory: int | None, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import crosscheck, host, inputs
@@ -310,17 +311,16 @@ def cross_check(
             raise BadInput("give -n or --instances, not both")
         with make_executor(executor_kind, scheduler) as executor:
             cross_check_instances(
-                instances, specs, expected, counting, seed, timeout, as_json, executor
+                instances, specs, expected, counting, seed, timeout, as_json, executor, memory
             )
         return
     if expected is not None or counting:
         raise BadInput("--expected and --count go with --instances")
     sizes = sizes or "1..12"
-    variants = host.registry().variants(specs or "all")
+    variants = host.registry_for_specs(specs or "all").variants(specs or "all")
     with make_executor(executor_kind, scheduler) as executor:
         checks = crosscheck.cross_check(
-            variants, inputs.parse_sizes(sizes), seed=seed, timeout=timeout,
-            executor=executor,
+            variants, inputs.parse_sizes(sizes), seed=seed, timeout=timeout, executor=executor, memory=memory,
         )  # fmt: skip
     if as_json:
         click.echo(json.dumps([c.to_dict() for c in checks], indent=2))
@@ -335,18 +335,19 @@ def cross_check(
 
 def cross_check_instances(
     specs_text: str, specs: str | None, expected: str | None, counting: bool, seed: int, timeout: float | None,
-    as_json: bool, executor: Any,
+    as_json: bool, executor: Any, memory: int | None = None,
 ) -> None:  # fmt: skip
     from nqueens_plugins import crosscheck, host, instances
     from nqueens_plugins.report import instance_checks_summary
 
     problems = instances.load(specs_text)
-    variants = host.registry().variants(specs or "all")
+    variants = host.registry_for_specs(specs or "all").variants(specs or "all")
     if specs is None:
         variants = [v for v in variants if v.complete]
     answers = crosscheck.read_expected(expected) if expected else None
     checks, skipped = crosscheck.cross_check_instances(
-        variants, problems, seed=seed, timeout=timeout or 10.0, counting=counting, expected=answers, executor=executor
+        variants, problems, seed=seed, timeout=timeout or 10.0, counting=counting, expected=answers, executor=executor,
+        memory=memory,
     )
     if as_json:
         click.echo(json.dumps({"checks": [c.to_dict() for c in checks], "skipped": skipped}, indent=2))
@@ -392,7 +393,7 @@ def compare(
         raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
     if instances is not None and fixed:
         raise BadInput("--fixed goes with -n; an instance file carries its own fixed queens")
-    variants = host.registry().variants(specs)
+    variants = host.registry_for_specs(specs).variants(specs)
     grid = harness.Grid(
         variants=variants,
         sizes=inputs.parse_sizes(sizes) if sizes is not None else (),

@@ -47,7 +47,7 @@ class Check:
 
 def cross_check(
     variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0,
-    executor: Any = None,
+    executor: Any = None, memory: int | None = None,
 ) -> list[Check]:  # fmt: skip
     """Every counting variant counts each n and every variant solves it, all in one isolated batch.
 
@@ -64,8 +64,8 @@ def cross_check(
                 checks.append(Check(n, variant.label, "solve", "skipped", "-", True, refusal))
                 continue
             if variant.counts:
-                tasks.append(Task("count", variant, problem, timeout=timeout))
-            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout))
+                tasks.append(Task("count", variant, problem, timeout=timeout, memory=memory))
+            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout, memory=memory))
     counted: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     for task, answer in run_tasks(tasks, jobs, executor):
@@ -175,6 +175,7 @@ def cross_check_instances(
     expected: Mapping[str, bool] | None = None,
     jobs: int = 0,
     executor: Any = None,
+    memory: int | None = None,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every variant that accepts it (isolated, one batch), then judge.
 
@@ -195,9 +196,9 @@ def cross_check_instances(
             except BadInput as exc:
                 skipped.setdefault(variant.label, str(exc))
                 continue
-            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout))
+            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout, memory=memory))
             if counting and variant.counts:
-                tasks.append(Task("count", variant, problem, timeout=timeout))
+                tasks.append(Task("count", variant, problem, timeout=timeout, memory=memory))
     results: dict[str, list[Result]] = {problem.id: [] for problem in unique}
     counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
     for task, answer in run_tasks(tasks, jobs, executor):

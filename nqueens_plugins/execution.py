@@ -148,7 +148,7 @@ class WorkerProcess:
         from_child_read, from_child_write = os.pipe()
         environment = processes.child_environment()
         # The plugins whose import crashed a probe here are not imported there either.
-        environment[probe.INHERITED_VARIABLE] = json.dumps(host.registry().probe_refusals)
+        environment[probe.INHERITED_VARIABLE] = json.dumps(host.probe_refusals())
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "nqueens_plugins.worker", str(to_child_read), str(from_child_write), str(os.getpid())],

@@ -138,7 +138,7 @@ def stream(
             tasks = [t for t in tasks if run_key(t) not in writer.done]
         if planned is not None:
             planned.append(len(tasks))
-        sources = {r.solver.name: r.source for r in host.registry()}
+        sources = {r.solver.name: r.source for r in host.registry_for(v.name for v in grid.variants)}
         owned = executor is None
         backend = executor if executor is not None else LocalExecutor(jobs)  # starts workers only as tasks need them
         try:
@@ -203,7 +203,7 @@ def compare(
     if problems and size_list:
         raise BadInput("give sizes or instances, not both")
     everything = isinstance(solvers, str) and solvers.strip() == "all"
-    grid = Grid(host.registry().variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}), problems,
+    grid = Grid(host.registry_for_specs(solvers).variants(solvers), size_list, trials, seed, timeout, dict(fixed or {}), problems,
                 skip_refused=everything)  # fmt: skip
     records = stream(grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens,
                      executor=executor)  # fmt: skip

@@ -19,6 +19,11 @@ Loading order and isolation:
    refused for both and each is reported, so that load order never decides
    which of them runs under that name.
 
+A command that names its solvers loads through ``registry_for(names)``: an
+installed plugin whose probe saw it register none of those names is not
+imported at all, so a plugin that is slow to import costs only the commands
+that use it (or list everything: ``nqueens plugins``, ``-s all``).
+
 ``NQUEENS_DISABLE_PLUGINS=name,...`` blocks plugins (by entry point name,
 distribution name or built-in plugin name) before they are imported.
 """
@@ -28,12 +33,14 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+from collections.abc import Collection, Iterable, Sequence
 from importlib import metadata
 
 import pluggy
 
 from nqueens_plugins import hookspecs, probe
 from nqueens_plugins.registry import LoadError, Registry, SolverRegister, Source
+from nqueens_plugins.solver import parse_spec, split_specs
 
 ENTRY_POINT_GROUP = "nqueens"
 DISABLE_VARIABLE = "NQUEENS_DISABLE_PLUGINS"
@@ -68,22 +75,36 @@ def make_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
-    """Build a fresh registry from everything installed (see the module docstring)."""
+def installed_entry_points() -> tuple[list[metadata.EntryPoint], list[str]]:
+    """The installed plugins' entry points to load (each once), and the names blocked by the environment."""
+    blocked = disabled_plugins()
+    wanted: list[metadata.EntryPoint] = []
+    blocked_names: list[str] = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = entry_point.dist
+        if blocked & {entry_point.name, dist.name if dist else None}:
+            blocked_names.append(entry_point.name)
+        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
+            wanted.append(entry_point)
+    return wanted, blocked_names
+
+
+def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] | None = None) -> Registry:
+    """Build a fresh registry from everything installed (see the module docstring).
+
+    With ``only`` (solver names), an installed plugin is imported only if its
+    import probe saw it register one of them, or did not learn its names.
+    """
     pm = pm or make_plugin_manager()
     registry = Registry()
     blocked = disabled_plugins()
     sources: dict[str, Source] = {}
 
-    wanted: list[metadata.EntryPoint] = []
-    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = entry_point.dist
-        if blocked & {entry_point.name, dist.name if dist else None}:
-            registry.blocked.append(entry_point.name)
-            pm.set_blocked(entry_point.name)
-        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
-            wanted.append(entry_point)
-    refused = probe.refusals(wanted)
+    wanted, registry.blocked = installed_entry_points()
+    for name in registry.blocked:
+        pm.set_blocked(name)
+    verdicts = probe.verdicts(wanted) if wanted else {}
+    refused = {name: verdict.refused for name, verdict in verdicts.items() if verdict.refused}
     registry.probe_refusals = refused
     for entry_point in wanted:
         dist = entry_point.dist
@@ -91,6 +112,10 @@ def load_registry(pm: pluggy.PluginManager | None = None) -> Registry:
         if entry_point.name in refused:
             registry.load_errors.append(LoadError(source, refused[entry_point.name]))
             pm.set_blocked(entry_point.name)
+            continue
+        names = verdicts[entry_point.name].names
+        if only is not None and names is not None and not set(names) & set(only):
+            registry.not_imported.append(entry_point.name)
             continue
         try:
             plugin = entry_point.load()
@@ -147,10 +172,46 @@ def package_version() -> str:
 
 @functools.cache
 def registry() -> Registry:
-    """The process-wide registry, loaded once on first use."""
+    """The process-wide registry of everything installed, loaded once on first use."""
     return load_registry()
 
 
+def registry_for(names: Iterable[str]) -> Registry:
+    """A registry holding at least the solvers ``names``, importing no plugin that does not supply one.
+
+    Falls back to everything when a name is not found that way (a plugin whose
+    names changed since its probe, or a misspelt name: the message then lists all).
+    """
+    if registry.cache_info().currsize:
+        return registry()
+    wanted = frozenset(names)
+    partial = _partial_registry(wanted)
+    if not partial.not_imported or all(name in partial for name in wanted):
+        return partial
+    return registry()
+
+
+@functools.cache
+def _partial_registry(names: frozenset[str]) -> Registry:
+    return load_registry(only=names)
+
+
+def registry_for_specs(specs: str | Sequence[str]) -> Registry:
+    """``registry_for`` the solvers a ``-s`` value names (``all``: everything)."""
+    if isinstance(specs, str):
+        if specs.strip() == "all":
+            return registry()
+        specs = split_specs(specs)
+    return registry_for(parse_spec(spec)[0] for spec in specs)
+
+
+def probe_refusals() -> dict[str, str]:
+    """Entry point -> why it is not imported, for every installed plugin (from the probe cache; imports nothing)."""
+    wanted, _ = installed_entry_points()
+    return probe.refusals(wanted) if wanted else {}
+
+
 def reset() -> None:
-    """Forget the loaded registry (tests, or after installing a plugin at run time)."""
+    """Forget the loaded registries (tests, or after installing a plugin at run time)."""
     registry.cache_clear()
+    _partial_registry.cache_clear()

@@ -8,6 +8,12 @@ throwaway Python imports it; if that process dies, the plugin is reported as
 failed and never imported here (nor in the worker processes, which inherit the
 verdicts).
 
+The same child also calls the plugin's ``nqueens_register_solvers`` and notes
+the solver names it registers (a crash there is refused like one at import).
+The host uses those names to import only the distributions a command needs: a
+plugin that takes seconds to import slows ``nqueens plugins`` and ``-s all``,
+not ``solve -s min-conflicts`` (``host.registry_for``).
+
 Verdicts are cached in ``import-probes.json`` under ``$NQUEENS_CACHE_DIR`` (by
 default ``$XDG_CACHE_HOME/nqueens-plugins`` or ``~/.cache/nqueens-plugins``),
 keyed by distribution name and version, entry point, install location and
@@ -25,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -35,17 +42,52 @@ INHERITED_VARIABLE = "NQUEENS_PROBE_VERDICTS"  # JSON {entry point: why refused}
 PROBE_SECONDS = 60.0  # an import that takes longer is reported as hanging
 SURVIVED = b"import-survived"
 
-# Imports the entry point; an exception is fine here (the host reports it in-process).
-PROBE_PROGRAM = f"""
-import os, sys
+# Imports the entry point and registers it; an exception is fine here (the host
+# reports it in-process). Writes the solver names it registered once it survived.
+PROBE_PROGRAM = """
+import json, os, sys
 from importlib.metadata import EntryPoint
+names = []
 try:
-    EntryPoint(name="probe", value=sys.argv[1], group="nqueens").load()
+    plugin = EntryPoint(name="probe", value=sys.argv[1], group="nqueens").load()
+    import pluggy
+    from nqueens_plugins import hookspecs
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    manager.register(plugin, name="probe")
+    def register(solver):
+        name = getattr(solver, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+    for impl in manager.hook.nqueens_register_solvers.get_hookimpls():
+        impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
 except BaseException:
     pass
-os.write(int(sys.argv[2]), {SURVIVED!r})
+os.write(int(sys.argv[2]), (SURVIVED + json.dumps(names).encode())[:60000])  # within a pipe's buffer
 os._exit(0)
-"""
+""".replace("SURVIVED", repr(SURVIVED))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a probe found: why the plugin must not be imported ('' if it may), and the names it registered."""
+
+    refused: str
+    names: tuple[str, ...] | None = None  # None: not known, so the plugin is always imported
+
+    def to_json(self) -> dict[str, object]:
+        return {"refused": self.refused, "names": None if self.names is None else list(self.names)}
+
+    @classmethod
+    def from_json(cls, data: object) -> Verdict | None:
+        if not isinstance(data, dict) or not isinstance(data.get("refused"), str):
+            return None  # an older cache's entry: probe again
+        names = data.get("names")
+        if names is None:
+            return cls(data["refused"])
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            return None
+        return cls(data["refused"], tuple(names))
 
 
 def cache_file() -> Path:
@@ -70,6 +112,11 @@ def refusals(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, str]:
             return dict(json.loads(inherited))
         except (ValueError, TypeError):
             pass
+    return {name: verdict.refused for name, verdict in verdicts(entry_points).items() if verdict.refused}
+
+
+def verdicts(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, Verdict]:
+    """Entry point name -> its probe's verdict, probing (all at once) those not in the cache."""
     points = list(entry_points)
     path = cache_file()
     cached = read_cache(path)
@@ -78,11 +125,11 @@ def refusals(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, str]:
     if unknown:
         cached.update({keys[point.name]: verdict for point, verdict in probe_all(unknown).items()})
         write_cache(path, cached)
-    return {name: cached[key] for name, key in keys.items() if cached.get(key)}
+    return {name: cached[key] for name, key in keys.items()}
 
 
-def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, str]:
-    """Import each entry point in a child of its own, all at once; '' for the ones that survived."""
+def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, Verdict]:
+    """Import and register each entry point in a child of its own, all at once."""
     environment = processes.child_environment()
     started = []
     for point in points:
@@ -95,20 +142,44 @@ def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, st
         os.close(write_end)
         started.append((point, child, read_end))
     deadline = time.monotonic() + PROBE_SECONDS
-    verdicts: dict[metadata.EntryPoint, str] = {}
+    found: dict[metadata.EntryPoint, Verdict] = {}
     for point, child, read_end in started:
         try:
-            code = child.wait(timeout=max(0.0, deadline - time.monotonic()))
-            with os.fdopen(read_end, "rb") as pipe:
-                survived = pipe.read() == SURVIVED
+            code: int | None = child.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            os.close(read_end)
-            code, survived = None, False
+            code = None
         finally:
             processes.kill_tree(child.pid)  # and anything its import started
             child.wait()
-        verdicts[point] = "" if survived else death_of_importer(code)
-    return verdicts
+        found[point] = read_verdict(read_available(read_end), code)
+    return found
+
+
+def read_available(fd: int) -> bytes:
+    """What is in the pipe now, without waiting: a process the plugin started may still hold its write end."""
+    os.set_blocking(fd, False)
+    chunks = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_verdict(said: bytes, code: int | None) -> Verdict:
+    """The verdict from what a probe wrote before it ended (nothing if it died on the way)."""
+    if not said.startswith(SURVIVED):
+        return Verdict(death_of_importer(code))
+    try:
+        names = json.loads(said[len(SURVIVED):])
+    except ValueError:
+        return Verdict("")  # names cut short: not known
+    if not isinstance(names, list):
+        return Verdict("")
+    return Verdict("", tuple(name for name in names if isinstance(name, str)))
 
 
 def death_of_importer(code: int | None) -> str:
@@ -120,19 +191,22 @@ def death_of_importer(code: int | None) -> str:
     return f"importing it ended the importing process with {processes.how_it_ended(code)} (tried in a separate process); not loaded"
 
 
-def read_cache(path: Path) -> dict[str, str]:
+def read_cache(path: Path) -> dict[str, Verdict]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    found = {str(key): Verdict.from_json(value) for key, value in data.items()}
+    return {key: verdict for key, verdict in found.items() if verdict is not None}
 
 
-def write_cache(path: Path, verdicts: Mapping[str, str]) -> None:
+def write_cache(path: Path, verdicts: Mapping[str, Verdict]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
-            json.dump(dict(verdicts), handle, indent=0, sort_keys=True)
+            json.dump({key: verdict.to_json() for key, verdict in verdicts.items()}, handle, indent=0, sort_keys=True)
         os.replace(handle.name, path)
     except OSError:
         pass  # no cache: the next command probes again

@@ -58,6 +58,7 @@ class Registry:
     blocked: list[str] = field(default_factory=list)
     probe_refusals: dict[str, str] = field(default_factory=dict)  # entry point -> why its import is not tried
     clashes: dict[str, list[Source]] = field(default_factory=dict)  # a solver name two plugins claim -> both
+    not_imported: list[str] = field(default_factory=list)  # entry points left out: they supply none of the names asked for
 
     def clash_errors(self) -> list[LoadError]:
         """One error per plugin that claimed a solver name another installed plugin claims too."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -159,10 +160,59 @@ def test_import_probes_are_cached_per_environment(fake_distribution, run_cli, pr
     cache = probe_cache / "import-probes.json"
     verdicts = json.loads(cache.read_text())
     (key,) = [k for k in verdicts if k.startswith("nqueens-crash==1.0 ") and str(site) in k]
-    verdicts[key] = "a verdict read from the cache"  # not probed again: the cached verdict is what is shown
+    assert verdicts[key]["refused"].startswith("importing it ended the importing process")
+    verdicts[key] = {"refused": "a verdict read from the cache", "names": None}  # not probed again
     cache.write_text(json.dumps(verdicts))
     code, out, _ = run_cli("plugins", "--json")
     assert code == 0 and "a verdict read from the cache" in out
+
+
+SLOW_IMPORT = """
+    import os, time
+    from pathlib import Path
+    from nqueens_plugins import hookimpl
+    from nqueens_plugins.builtin.random_placement import BritishMuseum
+
+    with open(os.environ["SLOW_IMPORT_LOG"], "a") as log:
+        log.write(f"{os.getpid()}\\n")
+    time.sleep(float(os.environ.get("SLOW_IMPORT_SECONDS", "0")))
+
+    class Slow(BritishMuseum):
+        name = "slow-to-import"
+
+    @hookimpl
+    def nqueens_register_solvers(register):
+        register(Slow())
+"""
+
+
+def test_a_plugin_slow_to_import_is_imported_only_by_the_commands_that_use_it(
+    fake_distribution, run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "imports.log"
+    monkeypatch.setenv("SLOW_IMPORT_LOG", str(log))
+    monkeypatch.setenv("SLOW_IMPORT_SECONDS", "0.5")
+    fake_distribution("nqueens-slow", {"slow": "slow_plugin"}, {"slow_plugin": SLOW_IMPORT})
+
+    def imports() -> list[str]:
+        return log.read_text().split() if log.exists() else []
+
+    code, out, err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--json")
+    assert code == 0 and json.loads(out)["verified"] is True, err
+    (probe_pid,) = imports()  # the probe imported it once, in a child, to learn its solver names
+    assert int(probe_pid) != os.getpid()
+    for args in (("solve", "-s", "min-conflicts", "-n", "8"), ("count", "-n", "6", "--no-progress"),
+                 ("compare", "-s", "backtracking,min-conflicts", "-n", "6", "--trials", "2")):
+        code, _, err = run_cli(*args)
+        assert code == 0, err
+    assert imports() == [probe_pid]  # none of those imported it, here or in a worker
+    code, out, err = run_cli("solve", "-s", "slow-to-import", "-n", "5", "--json")
+    assert code == 0 and json.loads(out)["verified"] is True, err
+    assert str(os.getpid()) in imports()  # the command that uses it does import it
+    code, out, _ = run_cli("plugins", "--json")
+    assert any(s["name"] == "slow-to-import" for s in json.loads(out)["solvers"])
+    code, _, err = run_cli("solve", "-s", "no-such-solver", "-n", "5")
+    assert code == 2 and "unknown solver 'no-such-solver'" in err
 
 
 def test_a_duck_typed_solver_is_refused_and_listing_still_works(fake_distribution, run_cli) -> None:

@@ -177,3 +177,13 @@ def test_memory_is_limited_per_run(hostile: Path, run_cli) -> None:
     assert result.status == "error" and "MemoryError" in result.reason
     # The limit is the run's, not the worker's: the next run in the same worker is unaffected.
     assert nq.solve("min-conflicts", 8).verified is True
+
+
+def test_cross_check_limits_memory_too(hostile: Path, run_cli) -> None:
+    code, out, err = run_cli("cross-check", "-n", "6", "-s", "hostile-hog,backtracking", "--memory", "256M",
+                             "--timeout", "30", "--json")  # fmt: skip
+    checks = json.loads(out)
+    hog = [c for c in checks if c["solver"] == "hostile-hog"]
+    assert code == 1 and hog and all(not c["agrees"] for c in hog), err
+    assert any("over its --memory limit of 256 MiB" in json.dumps(c) for c in hog)
+    assert all(c["agrees"] for c in checks if c["solver"] == "backtracking")
