@@ -385,6 +385,7 @@ def count_in_parts(
         assert isinstance(answer, CountResult)
         return answer
     total = iterations = done = 0
+    counters: dict[str, int] = {}  # the pieces' whole-number counters, added up
     status = Status.SOLVED
     if progress is not None:
         progress(0, len(parts))
@@ -405,6 +406,10 @@ def count_in_parts(
                     return judge_count(task.variant, task.problem, task.unique, failed)
                 total += int(counted.solutions)
                 iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0
+                piece_counters = counted.counters if isinstance(counted.counters, dict) else {}
+                for key, value in piece_counters.items():
+                    if isinstance(key, str) and isinstance(value, int) and not isinstance(value, bool):
+                        counters[key] = counters.get(key, 0) + value
                 if Status(counted.status) is not Status.SOLVED:
                     status = Status.TIMED_OUT
             if task.deadline is not None and time.time() >= task.deadline and done < len(parts):
@@ -414,7 +419,7 @@ def count_in_parts(
         close = getattr(answers, "close", None)
         if close is not None:
             close()  # stops the pieces still running (a generator's cleanup kills their workers)
-    combined = Count(status, total, task.unique, iterations, {"parts": len(parts)})
+    combined = Count(status, total, task.unique, iterations, {**counters, "parts": len(parts)})
     return judge_count(task.variant, task.problem, task.unique, Executed(combined, time.perf_counter() - start))
 
 

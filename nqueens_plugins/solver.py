@@ -142,6 +142,16 @@ class Solver:
         """Count the solutions in one piece from ``count_parts`` (SOLVED, or TIMED_OUT: a lower bound)."""
         raise NotImplementedError(f"{self.name} does not count in parts")
 
+    def warm_up(self, options: Mapping[str, Any]) -> None:
+        """Load what the first timed call would otherwise pay for (imports, compiled kernels).
+
+        A worker calls it once per solver, untimed, before that solver's first
+        run. The default solves a 4x4 board, which loads what ``solve`` imports;
+        override it when counting or large boards load more (``bitboard`` loads its
+        compiled counter here).
+        """
+        self.solve(Problem(4), random.Random(0), Budget(2.0), dict(options))
+
     bytes_per_queen: ClassVar[int | None] = None  # peak memory per queen, measured; None if small
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:

@@ -9,9 +9,9 @@ worker can start the very same program.
 It says ``("ready",)`` once started and imported (no task's clock runs before
 that), then for each task:
 
-1. the first time it meets a solver, a *warm-up*: one untimed solve of a 4x4
-   board, so the plugin's imports and compiled kernels are loaded before any
-   clock starts;
+1. the first time it meets a solver, a *warm-up*: the solver's untimed
+   ``warm_up`` (by default a 4x4 solve), so the plugin's imports and compiled
+   kernels are loaded before any clock starts;
 2. after a warm-up it sends ``("started",)``, from which the service's time
    limit runs (a warm worker starts at once; the limit runs from submission);
 3. it calls the solver (``run.execute`` or ``run.execute_count``), which times the
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import resource
 import signal
 import sys
@@ -42,8 +41,6 @@ from typing import Any
 from nqueens_plugins import processes
 
 ORPHAN_CHECK_SECONDS = 0.2
-WARM_UP_SIZE = 4
-WARM_UP_SECONDS = 2.0
 
 
 def leave_with_everything() -> None:
@@ -81,16 +78,14 @@ def die_with_parent(parent: int) -> None:
 
 
 def warm_up(task: Any, warmed: set[str]) -> bool:
-    """One untimed solve of a tiny board the first time a solver is met (imports, JIT);
+    """The solver's untimed ``warm_up`` the first time a solver is met (imports, JIT);
     True if it ran (the parent is then told when the timed call starts)."""
-    from nqueens_plugins.problem import Budget, Problem
-
     name = task.variant.name
     if name in warmed:
         return False
     warmed.add(name)
     try:
-        task.variant.solver.solve(Problem(WARM_UP_SIZE), random.Random(0), Budget(WARM_UP_SECONDS), dict(task.variant.options))
+        task.variant.solver.warm_up(dict(task.variant.options))
     except BaseException:  # noqa: BLE001 - a failing warm-up is the timed call's to report
         pass
     return True

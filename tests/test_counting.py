@@ -56,7 +56,7 @@ def test_wrong_count_exits_three(run_cli, fake_distribution) -> None:
         (["count", "-s", "min-conflicts", "-n", "8"], "cannot count"),
         (["count", "-s", "backtracking", "-n", "8", "--unique"], "up to symmetry"),
         (["count", "-n", "8", "--unique", "--fixed", "0:0"], "plain boards"),
-        (["count", "-n", "21"], "would take about 16.5 hours"),
+        (["count", "-n", "21"], "would take about 8.3 hours"),
         (["count", "-n", "63", "--timeout", "5"], "up to 62"),
     ],
 )
@@ -79,3 +79,54 @@ def test_cross_check_catches_a_liar(run_cli, fake_distribution) -> None:
     code, out, err = run_cli("cross-check", "-n", "4..6", "-s", "backtracking,hostile-no-solution")
     assert code == 1
     assert "disagreement" in err and "hostile-no-solution" in err
+
+
+# --- the symmetric counter (symmetry_count.py) ----------------------------------
+
+
+def classes_by_canonical_forms(n: int) -> tuple[int, int, int]:
+    """(classes with 2, 4, 8 distinct images), by listing every solution and its 8 images: the slow truth."""
+    from nqueens_plugins.builtin.bitboard import solutions, symmetries
+
+    problem = make_problem(n)
+    sizes = [0, 0, 0]
+    for board in solutions(problem, split(problem, 0)):
+        images = set(symmetries(board))
+        if board == min(images):
+            sizes[{2: 0, 4: 1, 8: 2}[len(images)]] += 1
+    return sizes[0], sizes[1], sizes[2]
+
+
+@pytest.mark.parametrize("n", range(6, 11))
+def test_symmetric_counter_finds_each_class_once_with_its_size(n: int) -> None:
+    from nqueens_plugins.builtin import symmetry_count
+
+    for depth in (1, 2, 4):  # how deep the search is split must not change anything
+        assert symmetry_count.count_python(n, symmetry_count.subtrees(n, depth)) == classes_by_canonical_forms(n)
+
+
+def test_compiled_symmetric_counter_is_the_same_source_and_agrees() -> None:
+    from nqueens_plugins.builtin import bitboard_kernel, symmetry_count
+
+    assert bitboard_kernel._count_subtrees.py_func is symmetry_count.count_subtrees
+    for n in (6, 9, 12):
+        trees = symmetry_count.subtrees(n, 3)
+        assert bitboard_kernel.count_classes(n, trees) == symmetry_count.count_python(n, trees)
+
+
+@pytest.mark.parametrize("kernel", ["python", "numba"])
+def test_unique_counts_come_from_the_kernel_and_match_oeis(kernel: str) -> None:
+    for n in range(1, 13):
+        result = nq.count(f"bitboard[kernel={kernel}]", n, unique=True)
+        assert result.verified is True, (n, result.solutions)
+    whole = nq.count(f"bitboard[kernel={kernel}]", 12)
+    unique = nq.count(f"bitboard[kernel={kernel}]", 12, unique=True)
+    c2, c4, c8 = (whole.counters[f"classes_{k}"] for k in (2, 4, 8))
+    assert (2 * c2 + 4 * c4 + 8 * c8, c2 + c4 + c8) == (whole.solutions, unique.solutions) == (14200, 1787)
+
+
+def test_unique_counts_split_into_pieces_add_up(run_cli) -> None:
+    code, out, err = run_cli("count", "-n", "13", "--unique", "--progress", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["solutions"] == 9233 and record["verified"] is True, err
+    assert record["counters"]["parts"] == 64 and record["counters"]["classes_8"] == 9197

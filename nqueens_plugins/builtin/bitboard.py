@@ -6,14 +6,15 @@ free rows of a column are ``~(rows | diagonals | anti)`` and each step is a
 handful of bit operations (Richards' formulation). Fixed queens and blocked
 squares are one more mask per column (``Problem.allowed_rows``), and-ed in at
 each node, so the same kernel counts completion and blocked instances at the
-same speed per node. Counting uses the mirror symmetry of plain boards: only first queens in the top half of the first
-column are searched and counted twice (with the middle row handled apart for
-odd n), halving the work.
+same speed per node.
 
-With ``unique`` (``nqueens count --unique``) it counts solutions up to rotation
-and reflection (OEIS A002562): every solution found is mapped through the 8
-symmetries of the square and counted only if it is the smallest of its class
-in lexicographic order (a canonical form).
+Plain boards (no fixed queens, no blocked squares, n >= 6) are counted once
+per class of the eight symmetries of the square (``symmetry_count.py``,
+Takaken's method): one search, about a third of the full tree, gives both the
+number of solutions (OEIS A000170) and of classes (``--unique``, A002562).
+Other boards use the mirror symmetry where they have it (first queens in the
+top half of the first column, counted twice); the few plain boards below 6 have
+their classes counted by canonical forms.
 
 The search is split by the placements of the first queens into independent
 subtrees, counted by ``workers`` processes (both cores of a 2-core machine by
@@ -25,19 +26,23 @@ subtrees.
 
 ``solve`` (one solution) runs the same bit-mask search as ``backtracking``.
 
-Counts: one **iteration** of a count is one subtree counted. For ``solve``, as
+Counts: one **iteration** of a count is one subtree counted; a plain count also
+reports ``classes_2``, ``classes_4``, ``classes_8``: the classes whose solutions
+have 2, 4 or 8 distinct images. For ``solve``, as
 for backtracking: a **move** is a queen placed and an **iteration** a queen
 placed or taken back.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
 from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
+from nqueens_plugins.builtin import symmetry_count
 from nqueens_plugins.builtin.backtracking import backtrack
 from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
@@ -50,14 +55,15 @@ if TYPE_CHECKING:
 CHUNKS_PER_WORKER = 16
 PARTS = 64  # pieces of a count on a cluster (count_parts): enough to keep many workers busy to the end
 MAX_N = 62  # rows must fit a 64-bit word in the compiled kernel
-SPLIT_DEPTH = 3  # columns placed before subtrees are handed out (fewer for small n)
+SPLIT_DEPTH = 3  # columns placed before subtrees are handed out (fewer for small n; one more by symmetry)
+BATCH = 64  # subtrees counted between two polls of the budget in one process
 
 Task = tuple[int, int, int, int, int, tuple[int, ...]]  # rows, diagonals, anti, next column, weight, rows so far
 
 
 # Measured (benchmarks/counting.py): the compiled kernel on 2 cores counts n = 17's
-# 95,815,104 solutions in about 18 s; work grows with the number of solutions.
-SOLUTIONS_PER_SECOND = 5.3e6
+# 95,815,104 solutions in about 9 s; work grows with the number of solutions.
+SOLUTIONS_PER_SECOND = 1.05e7
 
 
 def estimate_count_seconds(n: int) -> float:
@@ -193,9 +199,45 @@ def count_unique(problem: Problem, tasks: list[Task], budget: Budget) -> tuple[i
     return canonical, True
 
 
+def split_depth(n: int) -> int:
+    """Rows placed before the subtrees are handed out: enough pieces to keep every core busy to the end."""
+    return min(SPLIT_DEPTH, max(n - 8, 1))
+
+
+def symmetric_split(problem: Problem) -> bool:
+    """Whether the count runs once per class of the eight symmetries (``symmetry_count``)."""
+    return problem.is_plain and problem.n >= symmetry_count.MIN_N
+
+
+def plan(problem: Problem) -> list[Any]:
+    """The independent subtrees of a count: ``symmetry_count.Subtree`` or mirror ``Task`` tuples."""
+    if symmetric_split(problem):
+        return list(symmetry_count.subtrees(problem.n, split_depth(problem.n) + 1))
+    return split(problem, split_depth(problem.n))
+
+
+def count_pieces(problem: Problem, pieces: list[Any], kernel: str) -> tuple[int, int, int, int]:
+    """(weighted solutions, classes of 2, of 4, of 8) below ``pieces``; classes are 0 for mirror tasks."""
+    n = problem.n
+    if pieces and isinstance(pieces[0], symmetry_count.Subtree):
+        if kernel == "numba":
+            from nqueens_plugins.builtin import bitboard_kernel
+
+            c2, c4, c8 = bitboard_kernel.count_classes(n, pieces)
+        else:
+            c2, c4, c8 = symmetry_count.count_python(n, pieces)
+        return 2 * c2 + 4 * c4 + 8 * c8, c2, c4, c8
+    allowed: Any = list(problem.allowed_rows)
+    if kernel == "numba":
+        import numpy as np
+
+        allowed = np.asarray(allowed, dtype=np.int64)  # converted once per batch
+    return sum(count_task(n, allowed, task, kernel) for task in pieces), 0, 0, 0
+
+
 class Bitboard(Solver):
     name = "bitboard"
-    summary = "Exact counting with bit masks and the mirror symmetry, split across processes."
+    summary = "Exact counting with bit masks, once per class of the board's symmetries, split across processes."
     complete = True
     supports_blocked = True
     counts_unique = True
@@ -208,6 +250,14 @@ class Bitboard(Solver):
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
         return kernel_refusal(self.name, options) or super().precheck(n, options)
 
+    def warm_up(self, options: Mapping[str, Any]) -> None:
+        """Also load both compiled counters (the symmetric one and the masked one)."""
+        super().warm_up(options)
+        if use_numba(options):
+            small = Problem(8)
+            count_pieces(small, plan(small), "numba")
+            count_pieces(small, split(small, 1), "numba")
+
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         found = backtrack(problem, budget, first=True)
         return Outcome(found.status, found.queens, found.iterations, found.moves, {"backtracks": found.backtracks})
@@ -218,98 +268,93 @@ class Bitboard(Solver):
         if problem.contradiction() is not None:
             return Count(Status.SOLVED, 0, False, 0, {"subtrees": 0, "workers": 1})
         n = problem.n
-        kernel = chunk_kernel(n, options)
-        if unique:
+        if unique and not symmetric_split(problem):  # n < 6: a handful of solutions
             tasks = split(problem, 0 if n < 2 else (1 if n % 2 == 0 else 2))
             total, finished = count_unique(problem, tasks, budget)
             status = Status.SOLVED if finished else Status.TIMED_OUT
             return Count(status, total, True, len(tasks), {"subtrees": len(tasks)})
-        tasks = split(problem, min(SPLIT_DEPTH, max(n - 8, 1)))
+        kernel = chunk_kernel(n, options)
+        pieces = plan(problem)
         workers = options["workers"] or os.cpu_count() or 1
-        if len(tasks) < 2 or n < 12:
+        if len(pieces) < 2 or n < 12:
             workers = 1  # starting processes costs more than these small counts
-        allowed = list(problem.allowed_rows)
         if workers == 1:
-            total, done = 0, 0
-            for task in tasks:
-                if budget.out_of_time():
-                    break
-                total += count_task(n, allowed, task, kernel)
-                done += 1
+            sums, done = count_in_batches(problem, pieces, kernel, budget)
         else:
-            total, done = count_in_processes(n, allowed, tasks, kernel, workers, budget)
-        status = Status.SOLVED if done == len(tasks) else Status.TIMED_OUT
-        counters = {"subtrees": len(tasks), "workers": workers}
-        return Count(status, total, False, done, {**counters, "kernel_numba": int(kernel == "numba")})
+            sums, done = count_in_processes(problem, pieces, kernel, workers, budget)
+        status = Status.SOLVED if done == len(pieces) else Status.TIMED_OUT
+        counters = {"subtrees": len(pieces), "workers": workers, "kernel_numba": int(kernel == "numba")}
+        if symmetric_split(problem):
+            counters |= {"classes_2": sums[1], "classes_4": sums[2], "classes_8": sums[3]}
+        solutions = sum(sums[1:]) if unique else sums[0]
+        return Count(status, solutions, unique, done, counters)
 
     def count_parts(self, problem: Problem, options: Mapping[str, Any], unique: bool) -> list[Any] | None:
         """The same subtrees as a local count, dealt into ``PARTS`` interleaved pieces (large and
         small subtrees mixed, so the pieces take about as long)."""
-        if unique or problem.n < 12 or problem.contradiction() is not None:
+        if problem.n < 12 or problem.contradiction() is not None or (unique and not symmetric_split(problem)):
             return None
-        tasks = split(problem, min(SPLIT_DEPTH, max(problem.n - 8, 1)))
-        pieces = min(len(tasks), PARTS)
-        return [tasks[i::pieces] for i in range(pieces)]
+        pieces = plan(problem)
+        parts = min(len(pieces), PARTS)
+        return [pieces[i::parts] for i in range(parts)]
 
     def count_part(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any) -> Count:
-        n = problem.n
-        kernel = chunk_kernel(n, options)
-        allowed: Any = list(problem.allowed_rows)
-        if kernel == "numba":
-            import numpy as np
-
-            allowed = np.asarray(allowed, dtype=np.int64)
-        total = done = 0
-        for task in part:
-            if budget.out_of_time():
-                break
-            total += count_task(n, allowed, task, kernel)
-            done += 1
+        sums, done = count_in_batches(problem, part, chunk_kernel(problem.n, options), budget)
         status = Status.SOLVED if done == len(part) else Status.TIMED_OUT
-        return Count(status, total, False, done, {"subtrees": done})
+        counters = {"subtrees": done}
+        if symmetric_split(problem):
+            counters |= {"classes_2": sums[1], "classes_4": sums[2], "classes_8": sums[3]}
+        return Count(status, sum(sums[1:]) if unique else sums[0], unique, done, counters)
+
+
+def count_in_batches(problem: Problem, pieces: list[Any], kernel: str, budget: Budget) -> tuple[list[int], int]:
+    """``count_pieces`` in this process, polling the budget between batches; (sums, subtrees done)."""
+    sums, done = [0, 0, 0, 0], 0
+    for index in range(0, len(pieces), BATCH):
+        if budget.out_of_time():
+            break
+        batch = pieces[index : index + BATCH]
+        sums = [a + b for a, b in zip(sums, count_pieces(problem, batch, kernel))]
+        done += len(batch)
+    return sums, done
 
 
 def chunk_kernel(n: int, options: Mapping[str, Any]) -> str:
     return "numba" if use_numba(options) and (n >= 10 or options["kernel"] == "numba") else "python"
 
 
-def count_chunk(n: int, allowed: list[int], chunk: list[Task], kernel: str) -> int:
-    if kernel == "numba":
-        import numpy as np
-
-        allowed = np.asarray(allowed, dtype=np.int64)  # type: ignore[assignment]  # converted once per chunk
-    return sum(count_task(n, allowed, task, kernel) for task in chunk)
-
-
 def count_in_processes(
-    n: int, allowed: list[int], tasks: list[Task], kernel: str, workers: int, budget: Budget
-) -> tuple[int, int]:
-    """Count the subtrees in a process pool; (total, subtrees done). Stops when the budget runs out."""
-    total = done = 0
-    chunk_count = min(len(tasks), workers * CHUNKS_PER_WORKER)
+    problem: Problem, pieces: list[Any], kernel: str, workers: int, budget: Budget
+) -> tuple[list[int], int]:
+    """Count the subtrees in a process pool; (sums as ``count_pieces``, subtrees done). Stops when the budget runs out."""
+    sums = [0, 0, 0, 0]
+    done = 0
+    chunk_count = min(len(pieces), workers * CHUNKS_PER_WORKER)
     # Interleaved chunks mix large and small subtrees, so the cores finish together.
-    chunks = [tasks[i::chunk_count] for i in range(chunk_count)]
-    pool = ProcessPoolExecutor(max_workers=workers)
+    chunks = [pieces[i::chunk_count] for i in range(chunk_count)]
+    if kernel == "numba":  # load the compiled kernel here (if warm_up did not): forked processes then start with it
+        count_pieces(problem, pieces[:1], kernel)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
     try:
-        pending: dict[Future[int], int] = {
-            pool.submit(count_chunk, n, allowed, chunk, kernel): len(chunk) for chunk in chunks
+        pending: dict[Future[tuple[int, int, int, int]], int] = {
+            pool.submit(count_pieces, problem, chunk, kernel): len(chunk) for chunk in chunks
         }
         waiting = set(pending)
         while waiting:
             finished, waiting = wait(waiting, timeout=budget.remaining(), return_when=FIRST_COMPLETED)
             for future in finished:
-                total += future.result()
+                sums = [a + b for a, b in zip(sums, future.result())]
                 done += pending[future]
             if budget.out_of_time():
                 break
     finally:
         # Stop at once: chunks still counting would otherwise run on (and keep this process alive).
         # ProcessPoolExecutor has no public way to end running work before Python 3.14.
-        running = list(getattr(pool, "_processes", {}).values()) if done < len(tasks) else []
+        running = list(getattr(pool, "_processes", {}).values()) if done < len(pieces) else []
         pool.shutdown(wait=False, cancel_futures=True)
         for process in running:
             process.terminate()
-    return total, done
+    return sums, done
 
 
 @hookimpl

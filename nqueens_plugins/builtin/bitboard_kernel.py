@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numba
 import numpy as np
 
+from nqueens_plugins.builtin import symmetry_count
+
 
 @numba.njit(cache=True, nogil=True)
 def _count(n: int, allowed: np.ndarray, rows: int, diagonals: int, anti: int, column: int) -> int:
@@ -53,3 +55,16 @@ def _count(n: int, allowed: np.ndarray, rows: int, diagonals: int, anti: int, co
 def count(n: int, allowed: Sequence[int] | np.ndarray, rows: int, diagonals: int, anti: int, column: int) -> int:
     """``allowed`` may already be an int64 array (then it is not copied again)."""
     return int(_count(n, np.asarray(allowed, dtype=np.int64), rows, diagonals, anti, column))
+
+
+# --- one count per class of the eight symmetries (symmetry_count.py) -----------
+
+_count_subtrees = numba.njit(cache=True, nogil=True)(symmetry_count.count_subtrees)
+
+
+def count_classes(n: int, trees: Sequence[symmetry_count.Subtree]) -> tuple[int, int, int]:
+    """(c2, c4, c8) over the given subtrees, compiled."""
+    table = np.array([tree.row_of(n) for tree in trees], dtype=np.int64).reshape(len(trees), symmetry_count.FIELDS + n)
+    scratch = [np.zeros(n, dtype=np.int64) for _ in range(5)]
+    c2, c4, c8 = _count_subtrees(n, table, *scratch)
+    return int(c2), int(c4), int(c8)
