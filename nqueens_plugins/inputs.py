@@ -15,7 +15,7 @@ from typing import Any
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import Problem
 
-MAX_N = 200_000_000  # beyond this no board fits in memory; each solver may set a lower max_n
+MAX_N = 2**31 - 1  # rows fit int32 (the lean boards); each solver may set a lower max_n or refuse by memory
 MAX_SIZES = 10_000  # sizes in one comparison
 
 

@@ -107,6 +107,7 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
                 "supports_fixed": solver.supports_fixed,
                 "supports_blocked": bool(getattr(solver, "supports_blocked", False)),
                 "max_n": solver.max_n,
+                "engine": safe_engine(solver),
                 "plugin": source.plugin,
                 "distribution": source.distribution,
                 "version": source.version,
@@ -123,10 +124,20 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
     return {"solvers": solvers, "load_errors": errors, "blocked": list(registry.blocked)}
 
 
+def safe_engine(solver: Any) -> str | None:
+    """The solver's ``engine`` with its default options; a plugin's failure there is not the listing's."""
+    try:
+        engine = solver.engine({o.name: o.default for o in solver.options})
+    except Exception:  # noqa: BLE001 - plugin code
+        return None
+    return engine if isinstance(engine, str) else None
+
+
 def plugins_table(registry: Registry) -> Table:
     table = Table(title="nqueens solvers", title_justify="left", box=box.SIMPLE_HEAD, show_lines=False)
     table.add_column("solver", ratio=3, overflow="fold")
     table.add_column("complete", no_wrap=True)
+    table.add_column("runs on", ratio=1, overflow="fold")
     table.add_column("options (defaults)", ratio=2, overflow="fold")
     table.add_column("from", ratio=1, overflow="fold")
     for registration in registry:
@@ -135,7 +146,7 @@ def plugins_table(registry: Registry) -> Table:
         options = ", ".join(f"{o.name}={format_default(o.default)}" for o in solver.options) or "-"
         complete = "yes" if solver.complete else "no"
         name = Text(solver.name, style="bold") + Text("\n" + solver.summary, style="dim")
-        table.add_row(name, complete, Text(options), Text(origin))
+        table.add_row(name, complete, Text(safe_engine(solver) or "-"), Text(options), Text(origin))
     return table
 
 

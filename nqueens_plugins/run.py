@@ -67,7 +67,7 @@ class Result:
     status: str
     verified: bool | None
     reason: str | None
-    queens: np.ndarray | None  # int64, queens[c] = r; an array so 10^7 queens stay small
+    queens: np.ndarray | None  # integers (int32 or int64), queens[c] = r; an array so 10^8 queens stay small
     iterations: int = 0
     moves: int = 0
     counters: dict[str, Any] = field(default_factory=dict)
@@ -175,7 +175,8 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
 
 
 def safe_queens(outcome: Any) -> np.ndarray | None:
-    """The queens as an int64 array, or None when there are none or they are not numbers."""
+    """The queens as an integer array (not copied if it is one: 10^9 int32 queens stay 4 GB), or None
+    when there are none or they are not numbers."""
     queens = getattr(outcome, "queens", None)
     if queens is None:
         return None
@@ -183,7 +184,7 @@ def safe_queens(outcome: Any) -> np.ndarray | None:
         array = np.asarray(queens)
         if array.ndim != 1 or array.dtype.kind not in "iuf":
             return None
-        return array.astype(np.int64, copy=False)
+        return array if array.dtype.kind in "iu" else array.astype(np.int64)
     except (TypeError, ValueError, OverflowError):
         return None
 

@@ -108,6 +108,7 @@ class Solver:
     counts_unique: ClassVar[bool] = False  # can count up to rotation and reflection
     max_n: ClassVar[int | None] = None  # the largest board this solver accepts
     options: ClassVar[tuple[Option, ...]] = ()
+    runs_on: ClassVar[str | None] = None  # what executes the search ("python", "numba", "CP-SAT (C++)"); see engine()
 
     def is_complete(self, options: Mapping[str, Any]) -> bool:
         """Whether this variant is complete; override when an option changes it."""
@@ -141,6 +142,14 @@ class Solver:
     ) -> Count:
         """Count the solutions in one piece from ``count_parts`` (SOLVED, or TIMED_OUT: a lower bound)."""
         raise NotImplementedError(f"{self.name} does not count in parts")
+
+    def engine(self, options: Mapping[str, Any]) -> str | None:
+        """What will execute this variant's search, as ``nqueens plugins`` shows it (None: not said).
+
+        Override when an option or an installed extra decides it (a compiled
+        kernel when numba is installed, plain Python otherwise).
+        """
+        return self.runs_on
 
     def warm_up(self, options: Mapping[str, Any]) -> None:
         """Load what the first timed call would otherwise pay for (imports, compiled kernels).

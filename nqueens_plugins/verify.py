@@ -93,7 +93,6 @@ def board_error(
             board = board.astype(np.int64)
         else:
             return "queens must be integers"
-    board = board.astype(np.int64, copy=False)
     low, high = int(board.min()), int(board.max())
     if low < 0 or high >= n:
         column = int(np.flatnonzero((board < 0) | (board >= n))[0])
@@ -109,18 +108,45 @@ def board_error(
         if len(hit):
             column, row = (int(v) for v in squares[hit[0]])
             return f"queen of column {column} stands on the blocked square {column}:{row}"
-    columns = np.arange(n, dtype=np.int64)
-    for label, line, offset in (
-        ("row", board, 0),
-        ("diagonal row+column", board + columns, 0),
-        ("diagonal row-column", board - columns + (n - 1), n - 1),
-    ):
-        counts = np.bincount(line, minlength=2 * n - 1)
-        if counts.max() > 1:
-            index = int(counts.argmax())
-            first, second = np.flatnonzero(line == index)[:2]
-            return f"queens of columns {int(first)} and {int(second)} share the {label}={index - offset}"
+    seen = np.zeros(2 * n - 1, dtype=bool)  # one byte per line: the only array the size of the board
+    for label, sign, offset in (("row", 0, 0), ("diagonal row+column", 1, 0), ("diagonal row-column", -1, n - 1)):
+        seen[:] = False
+        for start, line in lines(board, sign, offset):
+            seen[line] = True
+        if np.count_nonzero(seen) < n:  # n queens on fewer than n lines: two share one
+            first, second, index = first_shared(board, sign, offset, seen)
+            return f"queens of columns {first} and {second} share the {label}={index - offset}"
     return None
+
+
+LINE_BLOCK = 1 << 20  # queens per block: the temporaries stay a few MiB whatever n is
+
+
+def lines(board: np.ndarray, sign: int, offset: int) -> Iterable[tuple[int, np.ndarray]]:
+    """(first column, line index of each queen) block by block: row (sign 0), row+column (1), row-column (-1)."""
+    for start in range(0, len(board), LINE_BLOCK):
+        line = board[start : start + LINE_BLOCK].astype(np.int64)
+        if sign:
+            line += sign * np.arange(start, start + len(line), dtype=np.int64) + offset
+        yield start, line
+
+
+def first_shared(board: np.ndarray, sign: int, offset: int, seen: np.ndarray) -> tuple[int, int, int]:
+    """The first column whose queen shares a line with an earlier one, that earlier one, and the line."""
+    seen[:] = False
+    for start, line in lines(board, sign, offset):
+        repeats = np.ones(len(line), dtype=bool)
+        repeats[np.unique(line, return_index=True)[1]] = False  # a value's later positions in this block
+        repeats |= seen[line]  # or a value met in an earlier block
+        if repeats.any():
+            second = start + int(np.flatnonzero(repeats)[0])
+            index = int(line[second - start])
+            for first_start, first_line in lines(board, sign, offset):
+                hits = np.flatnonzero(first_line == index)
+                if len(hits):
+                    return first_start + int(hits[0]), second, index
+        seen[line] = True
+    raise AssertionError("no two queens share a line")  # only called when two do
 
 
 def verify_outcome(problem: Problem, outcome: Outcome, complete: bool = False) -> Verdict:

@@ -40,6 +40,7 @@ CHECK_EVERY = 1024  # steps between budget polls
 
 class SimulatedAnnealing(Solver):
     name = "simulated-annealing"
+    runs_on = "python"
     summary = "Random moves, worse ones accepted with probability e^(dE/T) as T cools."
     supports_blocked = True
     max_n = 10_000_000

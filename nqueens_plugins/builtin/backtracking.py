@@ -309,6 +309,7 @@ def forward_check(problem: Problem, budget: Budget, first: bool, order: str, val
 class CountingSolver(Solver):
     """A complete search that counts by running on past the first solution."""
 
+    runs_on = "python"
     complete = True
     supports_blocked = True
 

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.builtin import symmetry_count
 from nqueens_plugins.builtin.backtracking import backtrack
-from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -249,6 +249,9 @@ class Bitboard(Solver):
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
         return kernel_refusal(self.name, options) or super().precheck(n, options)
+
+    def engine(self, options: Mapping[str, Any]) -> str:
+        return engine_of(options)
 
     def warm_up(self, options: Mapping[str, Any]) -> None:
         """Also load both compiled counters (the symmetric one and the masked one)."""

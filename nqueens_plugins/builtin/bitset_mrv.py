@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Solver
@@ -149,6 +149,9 @@ class BitsetMrv(Solver):
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
         return kernel_refusal(self.name, options) or super().precheck(n, options)
+
+    def engine(self, options: Mapping[str, Any]) -> str:
+        return engine_of(options)
 
     def start(self, problem: Problem, options: Mapping[str, Any]) -> Search | None:
         """A search, or None when the instance is impossible on its face."""

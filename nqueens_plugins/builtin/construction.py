@@ -55,6 +55,7 @@ def construct(n: int) -> np.ndarray | None:
 
 class Construction(Solver):
     name = "construction"
+    runs_on = "numpy"
     summary = "The explicit formula: a solution for every n >= 4 in O(n), no search."
     complete = True  # on plain boards: it answers every n, and n = 2, 3 are proved empty
     can_count = False

@@ -91,6 +91,7 @@ class NeighbourScores:
 
 class SteepestAscent(Solver):
     name = "steepest-ascent"
+    runs_on = "python"
     summary = "Best of all n(n-1) single-queen moves until no move improves (hill climbing)."
     supports_blocked = True
     max_n = 2000
@@ -162,6 +163,7 @@ class RandomRestart(SteepestAscent):
 
 class FirstChoice(Solver):
     name = "first-choice"
+    runs_on = "python"
     summary = "Takes the first strictly better move found in random order (stochastic hill climbing)."
     supports_blocked = True
     max_n = 100_000

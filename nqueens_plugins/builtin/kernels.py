@@ -37,3 +37,8 @@ def kernel_refusal(solver: str, options: Mapping[str, Any]) -> str | None:
 
 def use_numba(options: Mapping[str, Any]) -> bool:
     return options["kernel"] == "numba" or (options["kernel"] == "auto" and numba_available())
+
+
+def engine_of(options: Mapping[str, Any]) -> str:
+    """``Solver.engine`` for the solvers with a ``kernel`` option."""
+    return "numba (compiled)" if use_numba(options) else "python"

@@ -143,6 +143,7 @@ class ConflictedQueens:
 
 class MinConflicts(Solver):
     name = "min-conflicts"
+    runs_on = "python and numpy"
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
     supports_blocked = True
     max_n = 20_000_000

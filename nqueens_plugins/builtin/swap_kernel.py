@@ -10,6 +10,15 @@ swap-search runs, so that listing plugins never pays for numba.
 Board state: ``queens`` is a permutation (``queens[c]`` = row), so rows never
 clash; ``diagonals[r + c]`` and ``anti[r - c + n - 1]`` count queens per
 diagonal, and ``collisions`` = sum over diagonals of k(k-1)/2.
+
+Lean: compiled, ``queens`` is int32 and the diagonal counters are int8 (one
+byte per diagonal, 8 bytes per queen in all; signed, so that sums and
+differences of counters stay signed in compiled code). A counter never wraps:
+``place_counters`` gives up (returns -1, and the solver restarts) rather than
+count a 127th queen on a diagonal, and ``SAFE_COLLISIONS`` bounds what the final
+search may start from (below it no diagonal holds 126 queens, and a swap adds
+at most two to one diagonal before it is kept or undone; kept swaps only lower
+the total).
 """
 
 from __future__ import annotations
@@ -28,19 +37,23 @@ except ImportError:  # the pure-Python engine needs neither
         return function
 
 
+COUNTER_LIMIT = 127  # int8
+SAFE_COLLISIONS = 126 * 125 // 2  # collisions of 126 queens on one diagonal
+
+
 @register_jitable
 def shift(diagonals: Any, anti: Any, n: int, column: int, row: int, step: int) -> int:
     """Add (step = 1) or remove (step = -1) a queen's diagonal counts; returns the change in collisions."""
     d = row + column
     a = row - column + n - 1
     if step > 0:
-        change = diagonals[d] + anti[a]  # pairs formed with the queens already there
+        change = int(diagonals[d]) + int(anti[a])  # pairs formed with the queens already there
         diagonals[d] += 1
         anti[a] += 1
     else:
         diagonals[d] -= 1
         anti[a] -= 1
-        change = -(diagonals[d] + anti[a])  # pairs lost with the queens that remain
+        change = -(int(diagonals[d]) + int(anti[a]))  # pairs lost with the queens that remain
     return change
 
 
@@ -48,15 +61,17 @@ def seed_generator(seed: int) -> None:
     np.random.seed(seed)
 
 
-def initial_search(queens: Any, diagonals: Any, anti: Any, n: int, tail: int, tries: int) -> int:
+def initial_search(queens: Any, taken: Any, taken_anti: Any, n: int, tail: int, tries: int) -> int:
     """Sosič and Gu's initial search: queens 0 .. n-tail-1 in turn take a random row among
     those still free on which no placed queen attacks them, drawing up to ``tries`` times (a
     queen that finds none keeps the last free row drawn and is left to the final search);
     the last ``tail`` queens take the free rows left over, in random order.
 
-    ``queens`` must hold a permutation on entry, ``diagonals`` and ``anti`` zeros;
-    on return they hold the board and its counts. Returns how many queens were
-    placed conflict-free.
+    ``queens`` must hold a permutation on entry. Which diagonals hold a queen is
+    kept in ``taken`` and ``taken_anti``, bit sets of 64 diagonals a word (zeros on
+    entry): an eighth of a byte a diagonal, so that they stay in the processor's
+    cache where byte counters would not; ``place_counters`` counts afterwards.
+    Returns how many queens were placed conflict-free.
     """
     placed = 0
     for column in range(n):
@@ -64,30 +79,44 @@ def initial_search(queens: Any, diagonals: Any, anti: Any, n: int, tail: int, tr
         for attempt in range(tries if greedy else 1):
             other = column + int(np.random.random() * (n - column))
             row = queens[other]
-            free = diagonals[row + column] == 0 and anti[row - column + n - 1] == 0
+            d = row + column
+            a = row - column + n - 1
+            free = ((taken[d >> 6] >> (d & 63)) & 1) == 0 and ((taken_anti[a >> 6] >> (a & 63)) & 1) == 0
             if free or not greedy or attempt == tries - 1:
                 queens[other] = queens[column]
                 queens[column] = row
-                diagonals[row + column] += 1
-                anti[row - column + n - 1] += 1
+                taken[d >> 6] |= 1 << (d & 63)
+                taken_anti[a >> 6] |= 1 << (a & 63)
                 placed += free
                 break
     return placed
 
 
-def count_collisions(diagonals: Any, anti: Any) -> int:
-    total = 0
-    for k in diagonals:
-        total += k * (k - 1) // 2
-    for k in anti:
-        total += k * (k - 1) // 2
-    return total
+def place_counters(queens: Any, diagonals: Any, anti: Any, n: int) -> int:
+    """Fill the diagonal counters (zeros on entry) from the board; returns the collisions, or -1
+    if a diagonal would hold ``COUNTER_LIMIT`` queens (the board is then unusable)."""
+    collisions = 0
+    for column in range(n):
+        row = queens[column]
+        d = row + column
+        a = row - column + n - 1
+        if diagonals[d] == COUNTER_LIMIT - 1 or anti[a] == COUNTER_LIMIT - 1:
+            return -1
+        collisions += int(diagonals[d]) + int(anti[a])  # pairs formed with the queens already counted
+        diagonals[d] += 1
+        anti[a] += 1
+    return collisions
+
+
+def bit_words(n: int) -> int:
+    """Words of 64 bits for a bit set of the 2n - 1 diagonals."""
+    return (2 * n - 1 + 63) // 64
 
 
 @register_jitable
 def attacked(queens: Any, diagonals: Any, anti: Any, n: int, column: int) -> bool:
     row = queens[column]
-    return diagonals[row + column] + anti[row - column + n - 1] > 2
+    return int(diagonals[row + column]) + int(anti[row - column + n - 1]) > 2
 
 
 def final_search(queens: Any, diagonals: Any, anti: Any, n: int, collisions: int, attempts: int) -> Any:
@@ -131,7 +160,7 @@ if njit is not None:
     COMPILED: dict[str, Any] | None = {
         "seed_generator": _compile(seed_generator),
         "initial_search": _compile(initial_search),
-        "count_collisions": _compile(count_collisions),
+        "place_counters": _compile(place_counters),
         "final_search": _compile(final_search),
     }
 else:
@@ -140,6 +169,6 @@ else:
 PYTHON: dict[str, Any] = {
     "seed_generator": seed_generator,
     "initial_search": initial_search,
-    "count_collisions": count_collisions,
+    "place_counters": place_counters,
     "final_search": final_search,
 }

@@ -15,9 +15,10 @@ the greedy part ends.
 
 Speed: the inner loops are in ``swap_kernel.py``, compiled by numba when it is
 installed (``pip install 'nqueens-plugins[fast]'``) and run as plain Python
-otherwise (``kernel=python`` forces that). Measured here
-(benchmarks/large_boards.py): n = 10^6 in about 0.5 s and n = 10^7 in about
-6 s compiled, with under 1 GiB peak memory at 10^7.
+otherwise (``kernel=python`` forces that). Compiled, the board takes 12 bytes
+a queen (int32 queens, one-byte diagonal counters: see ``swap_kernel``), and
+the answer is handed over as it is, int32. Measured figures are in
+``benchmarks/large_boards.py``.
 
 Budget: the final search runs in slices of ``SLICE`` swap attempts with a clock
 read between them; the initial search is one O(n) pass (about a second at
@@ -40,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.kernels import kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -49,7 +50,8 @@ if TYPE_CHECKING:
     from nqueens_plugins.registry import SolverRegister
 
 SLICE = 1 << 16  # swap attempts between budget checks
-MAX_N = 100_000_000  # about 8 GiB at the limit (79 bytes a queen); solved here in about a minute
+RESET_BLOCK = 1 << 22  # queens reset at a time on a restart (no temporary the size of the board)
+MAX_N = 2**31 - 1  # rows must fit int32; the memory this machine has free is the real limit (precheck)
 
 
 def paper_tail(n: int) -> int:
@@ -72,7 +74,7 @@ class SwapSearch(Solver):
     summary = "Sosič-Gu swap search on a permutation with a conflict-free greedy start (millions of queens)."
     supports_fixed = False
     max_n = MAX_N
-    bytes_per_queen = 100  # peak resident bytes per queen; measured 79 at n = 10^7, verification included
+    bytes_per_queen = 16  # peak resident bytes per queen; measured 13.2 at n = 10^8 (worker or parent, verification included)
     options = (
         kernel_option("inner loops"),
         Option("tail", int, None, "queens left to the final search; none means the paper's choice", minimum=0),
@@ -83,6 +85,9 @@ class SwapSearch(Solver):
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
         return kernel_refusal(self.name, options) or super().precheck(n, options)
+
+    def engine(self, options: Mapping[str, Any]) -> str:
+        return engine_of(options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         from nqueens_plugins.builtin import swap_kernel
@@ -100,25 +105,39 @@ class SwapSearch(Solver):
         def outcome(status: Status) -> Outcome:
             counters = {"restarts": restarts, "swaps": swaps, "swap_attempts": made, "greedy_placed": placed,
                         "initial_collisions": initial_collisions}  # fmt: skip
-            return Outcome(status, np.asarray(queens, dtype=np.int64), iterations, moves, counters)
+            board = queens if isinstance(queens, np.ndarray) else np.asarray(queens, dtype=np.int64)
+            return Outcome(status, board, iterations, moves, counters)
 
         saved_state = None if compiled else np.random.get_state()  # the Python engine uses numpy's global generator
         kernels["seed_generator"](rng.randrange(2**32))
-        diagonals: Any
-        anti: Any
+        diagonals: Any = None
+        anti: Any = None
         try:
             while True:
+                words = swap_kernel.bit_words(n)
                 if compiled:
-                    queens = np.arange(n, dtype=np.int32)
-                    diagonals = np.zeros(2 * n - 1, dtype=np.int32)
-                    anti = np.zeros(2 * n - 1, dtype=np.int32)
+                    if queens is None:
+                        queens = np.arange(n, dtype=np.int32)
+                    else:  # a restart reuses the board: never two in memory at once
+                        diagonals = anti = None  # freed before the next board's bit sets are made
+                        for start in range(0, n, RESET_BLOCK):
+                            queens[start : start + RESET_BLOCK] = np.arange(start, min(n, start + RESET_BLOCK), dtype=np.int32)
+                    taken, taken_anti = np.zeros(words, dtype=np.int64), np.zeros(words, dtype=np.int64)
                 else:
-                    queens, diagonals, anti = list(range(n)), [0] * (2 * n - 1), [0] * (2 * n - 1)
-                placed = int(kernels["initial_search"](queens, diagonals, anti, n, tail, options["tries"]))
-                collisions = initial_collisions = int(kernels["count_collisions"](diagonals, anti))
+                    queens, taken, taken_anti = list(range(n)), [0] * words, [0] * words
+                placed = int(kernels["initial_search"](queens, taken, taken_anti, n, tail, options["tries"]))
+                del taken, taken_anti
+                if compiled:
+                    diagonals, anti = np.zeros(2 * n - 1, dtype=np.int8), np.zeros(2 * n - 1, dtype=np.int8)
+                else:
+                    diagonals, anti = [0] * (2 * n - 1), [0] * (2 * n - 1)
+                collisions = initial_collisions = int(kernels["place_counters"](queens, diagonals, anti, n))
                 iterations += 1
                 moves += n
-                spent = 0
+                if collisions >= swap_kernel.SAFE_COLLISIONS or collisions < 0:
+                    collisions, spent = 1, attempts  # too many to count in one byte a diagonal: restart
+                else:
+                    spent = 0
                 while collisions and spent < attempts:
                     if budget.exhausted(iterations):
                         return outcome(Status.TIMED_OUT)
