@@ -112,6 +112,8 @@ class SwapSearch(Solver):
         kernels["seed_generator"](rng.randrange(2**32))
         diagonals: Any = None
         anti: Any = None
+        taken: Any
+        taken_anti: Any
         try:
             while True:
                 words = swap_kernel.bit_words(n)
