@@ -20,6 +20,7 @@ Plugin authors need ``hookimpl``, ``Solver``, ``Option`` and the data contract
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.errors import BadInput, PluginError
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BadInput", "Budget", "Count", "Option", "Outcome", "PluginError", "Problem", "Solver", "Status",
-    "compare", "count", "hookimpl", "solve", "solvers",
+    "compare", "count", "hookimpl", "records_frame", "solve", "solvers",
 ]  # fmt: skip
 
 
@@ -148,3 +149,21 @@ def compare(*args: Any, **kwargs: Any) -> Any:
     from nqueens_plugins.harness import compare as run_comparison
 
     return run_comparison(*args, **kwargs)
+
+
+def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:
+    """A comparison's records as a pandas DataFrame: one row per run, counters as ``counters.NAME`` columns.
+
+    ``records`` is a results file (written by ``compare --out``) or the records
+    ``compare`` returned. pandas is optional: ``pip install pandas``.
+    """
+    try:
+        import pandas
+    except ImportError:
+        raise BadInput("records_frame needs pandas: pip install pandas") from None
+    if isinstance(records, (str, Path)):
+        from nqueens_plugins.records import Loaded, scan_records, with_time_limits
+
+        loaded = Loaded()
+        records = list(with_time_limits(scan_records(Path(records), loaded), loaded))
+    return pandas.json_normalize([dict(record) for record in records], max_level=1)

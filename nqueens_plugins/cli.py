@@ -9,7 +9,9 @@ a count contradicts OEIS.
 from __future__ import annotations
 
 import contextlib
+import io
 import json
+import os
 import re
 import signal
 import sys
@@ -429,17 +431,73 @@ def compare(
 
 @cli.command()
 @click.argument("results")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json", "html"]), default="table",
+              show_default=True, help="html: one self-contained page (needs -o).")  # fmt: skip
+@click.option("--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?")
+@click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
 @reports_bad_input
-def report(results: str, fmt: str) -> None:
-    """Summarise a results file written by compare --out."""
-    from nqueens_plugins.records import read_records
-    from nqueens_plugins.report import render_summary, summarise
+def report(results: str, fmt: str, baseline: str | None, output: str | None) -> None:
+    """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
+    from nqueens_plugins.records import Loaded, scan_records, with_time_limits
+    from nqueens_plugins.report import baseline_rows, group_runs, render_baseline, render_summary, summary_rows
 
-    loaded = read_records(Path(results))
-    for warning in loaded.warnings:
-        click.echo(f"nqueens: warning: {warning}", err=True)
-    show(render_summary(summarise(loaded.records), fmt))
+    if fmt == "html" and output is None:
+        raise BadInput("--format html writes a file: give -o report.html")
+    if baseline is not None:
+        from nqueens_plugins.statistics import require_scipy
+
+        require_scipy("--baseline")
+    target = Path(output) if output is not None else None
+    if target is not None:
+        check_writable(target)
+    loaded = Loaded()
+    boards: list[dict[str, Any]] = []
+    records: Any = with_time_limits(scan_records(Path(results), loaded), loaded)
+    if fmt == "html":
+        from nqueens_plugins.html_report import sample_boards
+
+        records = sample_boards(records, boards)
+    groups, notes = group_runs(records)
+    for warning in loaded.warnings + [f"note: {note}" for note in notes]:
+        click.echo(f"nqueens: {'' if warning.startswith('note: ') else 'warning: '}{warning}", err=True)
+    compared = (baseline, baseline_rows(groups, baseline)) if baseline is not None else None
+    if fmt == "html":
+        from nqueens_plugins.html_report import render_html
+
+        page = render_html(Path(results).name, loaded.headers, groups, notes + loaded.warnings, boards, compared)
+        write_text(target, page)  # type: ignore[arg-type]
+        click.echo(f"wrote {output} ({len(page.encode()) / 1024:,.0f} KiB)")
+        return
+    shown = render_summary(summary_rows(groups), fmt) if compared is None else render_baseline(*compared, fmt)
+    if target is None:
+        show(shown)
+        return
+    if not isinstance(shown, str):  # a rich table: as text, without colour
+        from rich.console import Console
+
+        console = Console(record=True, width=200, file=io.StringIO())
+        console.print(shown)
+        shown = console.export_text()
+    write_text(target, shown if shown.endswith("\n") else shown + "\n")
+    click.echo(f"wrote {output}")
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, in one line and before any work, an output that cannot be written."""
+    if path.is_dir():
+        raise BadInput(f"cannot write {str(path)!r}: it is a folder")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise BadInput(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BadInput(f"cannot write {str(path)!r}: permission denied")
+
+
+def write_text(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise BadInput(f"cannot write {str(path)!r}: {exc.strerror}") from None
 
 
 @cli.command()
@@ -447,14 +505,16 @@ def report(results: str, fmt: str) -> None:
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
 @reports_bad_input
 def plot(results: str, output: str) -> None:
-    """Plot seconds and success rate against n from a results file."""
+    """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
     from nqueens_plugins.plot import plot_results
-    from nqueens_plugins.records import read_records
+    from nqueens_plugins.records import Loaded, scan_records, with_time_limits
+    from nqueens_plugins.report import group_runs
 
-    loaded = read_records(Path(results))
-    for warning in loaded.warnings:
+    loaded = Loaded()
+    groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
+    for warning in loaded.warnings + notes:
         click.echo(f"nqueens: warning: {warning}", err=True)
-    plot_results(loaded.records, Path(output))
+    plot_results(groups, Path(output))
     click.echo(f"wrote {output}")
 
 

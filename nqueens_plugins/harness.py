@@ -145,6 +145,7 @@ def stream(
             for _, result in backend.map(tasks):
                 assert isinstance(result, Result)
                 record = to_record(result, sources, keep_queens)
+                record["timeout"] = grid.timeout  # the limit an unsolved run is censored at (report)
                 if writer:
                     writer.write(record)
                 yield record

@@ -98,6 +98,15 @@ def read_records(path: Path) -> Loaded:
     return loaded
 
 
+def with_time_limits(records: Iterable[dict[str, Any]], loaded: Loaded) -> Iterator[dict[str, Any]]:
+    """Records that lack their ``timeout`` (files written before records carried it) get their header's."""
+    for record in records:
+        if "timeout" not in record and loaded.headers:
+            grid = loaded.headers[-1].get("grid")
+            record["timeout"] = grid.get("timeout") if isinstance(grid, dict) else None
+        yield record
+
+
 def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
     """Yield the run records of a results file one at a time (flat memory for any file size).
 

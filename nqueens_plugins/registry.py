@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nqueens_plugins.errors import BadInput, PluginError
-from nqueens_plugins.solver import NAME_PATTERN, OPTION_TYPES, Solver, Variant, parse_spec, resolve_options, split_specs
+from nqueens_plugins.solver import (
+    NAME_PATTERN, OPTION_TYPES, Solver, Variant, expand_sweep, parse_spec, resolve_options, split_specs,
+)
 
 
 @dataclass(frozen=True)
@@ -88,16 +90,21 @@ class Registry:
     def variant(self, spec: str, **options: Any) -> Variant:
         """Resolve ``NAME[key=value,...]`` (plus keyword options) into a typed variant."""
         name, raw = parse_spec(spec)
+        if any("|" in value for value in raw.values()):
+            raise BadInput(f"{spec!r} is a sweep of several variants (a|b): give it to compare, which runs each")
         clash = set(raw) & set(options)
         if clash:
             raise BadInput(f"option {sorted(clash)[0]!r} is given twice for {name}")
         return resolve_options(self.get(name).solver, raw | options)
 
     def variants(self, specs: str | Sequence[str]) -> list[Variant]:
-        """Variants from ``"all"``, a comma-separated string ``"a,b[x=1]"`` or a list of specs; each once."""
+        """Variants from ``"all"``, a comma-separated string ``"a,b[x=1|2]"`` or a list of specs; each once.
+
+        A sweep (``x=1|2``) stands for one variant per combination of its values.
+        """
         if isinstance(specs, str):
             specs = self.names() if specs.strip() == "all" else split_specs(specs)
-        variants = [self.variant(spec) for spec in specs]
+        variants = [self.variant(expanded) for spec in specs for expanded in expand_sweep(spec)]
         labels = [v.label for v in variants]
         for label in labels:
             if labels.count(label) > 1:

@@ -12,15 +12,18 @@ import io
 import json
 import math
 import re
-from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich import box
 from rich.table import Table
 from rich.text import Text
+
+from nqueens_plugins.errors import BadInput
+from nqueens_plugins.statistics import Runs, censored_quantile, ert, par
 
 if TYPE_CHECKING:
     from nqueens_plugins.crosscheck import Check, InstanceCheck
@@ -161,6 +164,8 @@ def format_default(value: Any) -> str:
 
 @dataclass
 class SummaryRow:
+    """One variant on one board. Seconds are the solver call's; censored figures are None (see statistics.py)."""
+
     solver: str
     n: int
     instance: str | None  # None for plain boards; else the instance's file (or n and content hash)
@@ -169,8 +174,13 @@ class SummaryRow:
     success_rate: float
     success_low: float  # 95 % Wilson interval
     success_high: float
-    median_seconds: float
-    p90_seconds: float
+    time_limit: float | None  # seconds; unsolved runs are censored there
+    median_seconds: float | None  # None: the median run did not solve (more than the limit)
+    q25_seconds: float | None
+    q75_seconds: float | None
+    ert_seconds: float | None  # None: no run solved (infinite)
+    ert_iterations: float | None
+    par10_seconds: float | None  # None without a time limit
     mean_iterations: float | None
     mean_moves: float | None
     no_solution: int
@@ -178,6 +188,8 @@ class SummaryRow:
     timed_out: int
     error: int
     invalid: int
+    seed: int | None = None
+    version: str | None = None
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
@@ -207,65 +219,237 @@ def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
     return (solver, n, parts)
 
 
-def summarise(records: Iterable[Mapping[str, Any]]) -> list[SummaryRow]:
-    """One row per solver variant and board (n, or instance). Seconds are the harness's wall-clock per run."""
-    groups: dict[tuple[str, int, str], list[Mapping[str, Any]]] = defaultdict(list)
+@dataclass
+class Group:
+    """What a summary keeps of one group's runs while the file streams past: numbers, not records."""
+
+    seconds: list[float] = field(default_factory=list)
+    iterations: list[float] = field(default_factory=list)
+    moves: list[float] = field(default_factory=list)
+    solved: list[bool] = field(default_factory=list)
+    counted: list[bool] = field(default_factory=list)  # not error or invalid: its counters mean something
+    statuses: Counter[str] = field(default_factory=Counter)
+    limits: set[float | None] = field(default_factory=set)
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.seconds.append(float(record["seconds"]))
+        self.iterations.append(float(record.get("iterations") or 0))
+        self.moves.append(float(record.get("moves") or 0))
+        self.solved.append(record["status"] == "solved" and record.get("verified") is True)
+        self.counted.append(record["status"] not in ("error", "invalid"))
+        self.statuses[str(record["status"])] += 1
+        limit = record.get("timeout")
+        self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
+
+    def runs(self) -> Runs:
+        limits = [limit for limit in self.limits if limit is not None]
+        limit = max(limits) if limits and None not in self.limits else None
+        return Runs.of(self.seconds, self.iterations, self.solved, limit)
+
+
+GroupKey = tuple[str, int, str, Any, Any]  # solver, n, instance, seed, version
+
+
+def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Group], list[str]]:
+    """Runs grouped by variant and board; split by seed and version too where the file mixes them (said)."""
+    groups: dict[GroupKey, Group] = defaultdict(Group)
+    seeds: set[Any] = set()
+    versions: dict[str, set[Any]] = defaultdict(set)
     for record in records:
-        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "")].append(record)
+        seed, version = record.get("seed"), record.get("version")
+        seeds.add(seed)
+        versions[str(record["solver"])].add(version)
+        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)].add(record)
+    notes = []
+    mixed_seeds = len(seeds) > 1
+    mixed_versions = sorted(solver for solver, found in versions.items() if len(found) > 1)
+    if mixed_seeds:
+        notes.append(f"the file mixes runs made with seeds {', '.join(str(s) for s in sorted(seeds, key=str))}: "
+                     "each seed is summarised apart, not pooled")  # fmt: skip
+    if mixed_versions:
+        notes.append(f"the file mixes versions of {', '.join(mixed_versions)}: each version is summarised apart, not pooled")
+    merged: dict[GroupKey, Group] = defaultdict(Group)  # keyed by seed and version only where they vary
+    for (solver, n, instance, seed, version), group in groups.items():
+        target = merged[(solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)]
+        for name in ("seconds", "iterations", "moves", "solved", "counted"):
+            getattr(target, name).extend(getattr(group, name))
+        target.statuses.update(group.statuses)
+        target.limits |= group.limits
+    return merged, notes
+
+
+def summarise(records: Iterable[Mapping[str, Any]], notes: list[str] | None = None) -> list[SummaryRow]:
+    """One row per solver variant and board (n, or instance), streaming: records are not kept.
+
+    ``notes`` receives what the reader should know (a file mixing seeds or versions).
+    """
+    groups, found_notes = group_runs(records)
+    if notes is not None:
+        notes.extend(found_notes)
+    return summary_rows(groups)
+
+
+def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
     rows = []
-    for solver, n, instance in sorted(groups, key=natural_order):
-        runs = groups[(solver, n, instance)]
-        statuses = [r["status"] for r in runs]
-        solved = sum(1 for r in runs if r["status"] == "solved" and r.get("verified") is True)
-        seconds = np.array([float(r["seconds"]) for r in runs])
-        counted = [r for r in runs if r["status"] not in ("error", "invalid")]
+    for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
+        solver, n, instance, seed, version = key
+        group = groups[key]
+        runs = group.runs()
+        solved = int(runs.solved.sum())
         low, high = wilson_interval(solved, len(runs))
+        counted = np.asarray(group.counted)
+        quartiles = [censored_quantile(runs, q) for q in (0.25, 0.5, 0.75)]
         rows.append(
             SummaryRow(
-                solver=solver,
-                n=n,
-                instance=instance or None,
-                runs=len(runs),
-                solved=solved,
-                success_rate=solved / len(runs),
-                success_low=low,
-                success_high=high,
-                median_seconds=float(np.median(seconds)),
-                p90_seconds=float(np.percentile(seconds, 90)),
-                mean_iterations=float(np.mean([r["iterations"] for r in counted])) if counted else None,
-                mean_moves=float(np.mean([r["moves"] for r in counted])) if counted else None,
-                no_solution=statuses.count("no-solution"),
-                gave_up=statuses.count("gave-up"),
-                timed_out=statuses.count("timed-out"),
-                error=statuses.count("error"),
-                invalid=statuses.count("invalid"),
+                solver=solver, n=n, instance=instance or None, runs=len(runs), solved=solved,
+                success_rate=solved / len(runs), success_low=low, success_high=high, time_limit=runs.limit,
+                q25_seconds=finite(quartiles[0]), median_seconds=finite(quartiles[1]), q75_seconds=finite(quartiles[2]),
+                ert_seconds=finite(ert(runs.seconds, runs.solved)), ert_iterations=finite(ert(runs.iterations, runs.solved)),
+                par10_seconds=par(runs),
+                mean_iterations=float(np.mean(runs.iterations[counted])) if counted.any() else None,
+                mean_moves=float(np.mean(np.asarray(group.moves)[counted])) if counted.any() else None,
+                no_solution=group.statuses["no-solution"], gave_up=group.statuses["gave-up"],
+                timed_out=group.statuses["timed-out"], error=group.statuses["error"], invalid=group.statuses["invalid"],
+                seed=seed, version=version,
             )
-        )
+        )  # fmt: skip
     return rows
 
 
-COLUMNS = (
-    ("solver", "solver"), ("n", "n"), ("instance", "instance"), ("runs", "runs"), ("solved", "solved"),
-    ("success", "success (95% CI)"), ("median_seconds", "median s"), ("p90_seconds", "p90 s"),
-    ("mean_iterations", "mean iterations"), ("mean_moves", "mean moves"),
-    ("no_solution", "no-sol"), ("gave_up", "gave-up"), ("timed_out", "timed-out"),
-    ("error", "error"), ("invalid", "invalid"),
-)  # fmt: skip
+def finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
-def format_cells(row: SummaryRow) -> list[str]:
-    def number(value: float | None) -> str:
-        if value is None:
-            return "-"
-        return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.1f}"
+@dataclass
+class BaselineRow:
+    solver: str
+    n: int
+    instance: str | None
+    runs: int
+    baseline_runs: int
+    ert_ratio: float | None  # this variant's ERT over the baseline's: below 1 is faster; None if undefined
+    ratio_low: float | None  # bootstrap 95 % interval
+    ratio_high: float | None
+    p_value: float | None  # Mann-Whitney U, two-sided, censored at the smaller limit
+    verdict: str
 
-    success = f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
-    return [
-        row.solver, str(row.n), row.instance or "-", str(row.runs), str(row.solved), success,
-        f"{row.median_seconds:.4f}", f"{row.p90_seconds:.4f}",
-        number(row.mean_iterations), number(row.mean_moves),
-        str(row.no_solution), str(row.gave_up), str(row.timed_out), str(row.error), str(row.invalid),
+
+def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[BaselineRow]:
+    """Every other variant against ``baseline`` on each board both ran (``statistics.compare_to_baseline``)."""
+    from nqueens_plugins.statistics import compare_to_baseline
+
+    solvers = sorted({key[0] for key in groups})
+    if baseline not in solvers:
+        raise BadInput(f"baseline {baseline!r} is not in the file; it holds {', '.join(solvers)}")
+    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline}
+    rows = []
+    for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
+        solver, n, instance = key[:3]
+        if solver == baseline or (n, instance) not in base:
+            continue
+        mine, theirs = groups[key].runs(), base[(n, instance)].runs()
+        compared = compare_to_baseline(mine, theirs)
+        rows.append(BaselineRow(solver, n, instance or None, len(mine), len(theirs), finite(compared.ert_ratio)
+                                if not math.isnan(compared.ert_ratio) else None, compared.ratio_low,
+                                compared.ratio_high, compared.p_value, compared.verdict()))  # fmt: skip
+    return rows
+
+
+def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
+    if fmt == "json":
+        return json.dumps({"baseline": baseline, "rows": [asdict(row) for row in rows]}, indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["baseline", *BaselineRow.__dataclass_fields__])
+        for row in rows:
+            writer.writerow([baseline, *(getattr(row, name) for name in BaselineRow.__dataclass_fields__)])
+        return buffer.getvalue().rstrip("\n")
+
+    def ratio(row: BaselineRow) -> str:
+        if row.ert_ratio is None:
+            return "-"  # no success for one of the two: no ratio
+        interval = f" ({row.ratio_low:.2f}-{row.ratio_high:.2f})" if row.ratio_low is not None else ""
+        return f"{row.ert_ratio:.2f}{interval}"
+
+    headers = ["solver", "n", "runs", f"ERT / ERT of {baseline} (95% CI)", "p (Mann-Whitney)", "verdict"]
+    with_instances = any(row.instance for row in rows)
+    if with_instances:
+        headers.insert(2, "instance")
+    lines = []
+    for row in rows:
+        cells = [row.solver, str(row.n), f"{row.runs} vs {row.baseline_runs}", ratio(row),
+                 "-" if row.p_value is None else f"{row.p_value:.3g}", row.verdict]  # fmt: skip
+        if with_instances:
+            cells.insert(2, row.instance or "-")
+        lines.append(cells)
+    if fmt == "markdown":
+        text = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        return "\n".join(text + ["| " + " | ".join(cells) + " |" for cells in lines])
+    table = Table(title=f"against {baseline}", title_justify="left", box=box.SIMPLE_HEAD)
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("solver", "instance", "verdict") else "right", overflow="fold")
+    for cells in lines:
+        table.add_row(*(Text(cell) for cell in cells))
+    return table
+
+
+def seconds_cell(value: float | None, limit: float | None) -> str:
+    """A time, or what a censored one is known to be: more than the limit."""
+    if value is not None:
+        return f"{value:.4f}"
+    return f"> {limit:g}" if limit is not None else "unsolved"
+
+
+def number(value: float | None, missing: str = "-") -> str:
+    if value is None:
+        return missing
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.1f}"
+
+
+def success_cell(row: SummaryRow) -> str:
+    return f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
+
+
+def quartiles_cell(row: SummaryRow) -> str:
+    return f"{seconds_cell(row.q25_seconds, row.time_limit)} - {seconds_cell(row.q75_seconds, row.time_limit)}"
+
+
+def other_outcomes(row: SummaryRow) -> str:
+    found = [
+        f"{count} {label}" for label, count in (
+            ("no-solution", row.no_solution), ("gave-up", row.gave_up), ("timed-out", row.timed_out),
+            ("error", row.error), ("invalid", row.invalid),
+        ) if count
     ]  # fmt: skip
+    return ", ".join(found) or "-"
+
+
+# (header, cell) for the table and markdown; csv and json carry every field of SummaryRow
+SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
+    ("n", lambda row: str(row.n)),
+    ("runs", lambda row: str(row.runs)),
+    ("solved (95% CI)", success_cell),
+    ("median s", lambda row: seconds_cell(row.median_seconds, row.time_limit)),
+    ("quartiles s", quartiles_cell),
+    ("ERT s", lambda row: "inf" if row.ert_seconds is None else f"{row.ert_seconds:.4f}"),
+    ("ERT iterations", lambda row: number(row.ert_iterations, "inf")),
+    ("PAR-10 s", lambda row: "-" if row.par10_seconds is None else f"{row.par10_seconds:.4f}"),
+    ("moves", lambda row: number(row.mean_moves)),
+    ("other outcomes", other_outcomes),
+)
+
+
+def row_label_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[SummaryRow], str]]]:
+    """solver, and the instance, seed and version columns only where the rows differ in them."""
+    columns: list[tuple[str, Callable[[SummaryRow], str]]] = [("solver", lambda row: row.solver)]
+    if any(row.instance for row in rows):
+        columns.append(("instance", lambda row: row.instance or "-"))
+    if any(row.seed is not None for row in rows):
+        columns.append(("seed", lambda row: str(row.seed)))
+    if any(row.version is not None for row in rows):
+        columns.append(("version", lambda row: str(row.version)))
+    return columns
 
 
 def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
@@ -279,34 +463,18 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
         for row in rows:
             writer.writerow([getattr(row, field) for field in SummaryRow.__dataclass_fields__])
         return buffer.getvalue().rstrip("\n")
-    with_instances = any(row.instance for row in rows)
-    headers = [title for key, title in COLUMNS if with_instances or key != "instance"]
+    columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
     if fmt == "markdown":
-        lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-        lines += ["| " + " | ".join(visible_cells(row, with_instances)) + " |" for row in rows]
+        lines = ["| " + " | ".join(title for title, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(cell(row) for _, cell in columns) + " |" for row in rows]
         return "\n".join(lines)
     table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
-    table.add_column("solver", overflow="fold", min_width=14)
-    if with_instances:
-        table.add_column("instance", overflow="fold", min_width=14)
-    for header in ("n", "runs", "solved (95% CI)", "median s", "p90 s", "iterations", "moves", "other outcomes"):
-        table.add_column(header, justify="right" if header != "other outcomes" else "left")
+    for title, _ in columns:
+        left = title in ("solver", "instance", "version", "other outcomes")
+        table.add_column(title, justify="left" if left else "right", overflow="fold", min_width=14 if title == "solver" else None)
     for row in rows:
-        cells = format_cells(row)
-        instance = [Text(row.instance or "-")] if with_instances else []
-        other = ", ".join(
-            f"{count} {label}" for label, count in (
-                ("no-solution", row.no_solution), ("gave-up", row.gave_up), ("timed-out", row.timed_out),
-                ("error", row.error), ("invalid", row.invalid),
-            ) if count
-        )  # fmt: skip
-        table.add_row(Text(cells[0]), *instance, cells[1], cells[3], cells[5], *cells[6:10], other or "-")
+        table.add_row(*(Text(cell(row)) for _, cell in columns))
     return table
-
-
-def visible_cells(row: SummaryRow, with_instances: bool) -> list[str]:
-    cells = format_cells(row)
-    return cells if with_instances else cells[:2] + cells[3:]
 
 
 def crosscheck_table(checks: Sequence[Check]) -> Table:

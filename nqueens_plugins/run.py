@@ -86,6 +86,15 @@ class Result:
     def solved(self) -> bool:
         return self.status == Status.SOLVED.value and self.verified is True
 
+    def _repr_svg_(self) -> str | None:
+        """The board in a notebook (Jupyter shows this instead of the repr); attacked queens are ringed red."""
+        from nqueens_plugins.drawing import MAX_DRAWN, board_svg
+
+        if self.queens is None or self.n > MAX_DRAWN:
+            return None
+        title = f"{self.solver} on {self.n}x{self.n}: {self.status}" + (", verified" if self.verified else "")
+        return board_svg(self.queens, self.n, self.fixed, self.problem.blocked, title=title)
+
     def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:
         """A JSON-ready dict; queens are left out above QUEENS_KEPT_UP_TO unless ``keep_queens``."""
         keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO

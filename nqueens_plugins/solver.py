@@ -11,6 +11,7 @@ each variant is its own row.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -270,6 +271,25 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
                 raise BadInput(f"option {key!r} is given twice in {spec!r}")
             raw[key] = value.strip()
     return name, raw
+
+
+def expand_sweep(spec: str) -> list[str]:
+    """``name[a=1|2,b=x|y]`` -> the four specs of every combination (in order); a spec without ``|`` is itself.
+
+    A parameter sweep, so that a grid of option values need not be typed out
+    variant by variant; each variant is labelled by its own options.
+    """
+    name, raw = parse_spec(spec)
+    if not any("|" in value for value in raw.values()):
+        return [spec.strip()]
+    choices: list[list[tuple[str, str]]] = []
+    for key, value in raw.items():
+        alternatives = [alternative.strip() for alternative in value.split("|")]
+        if any(not alternative for alternative in alternatives):
+            raise BadInput(f"option {key!r} in {spec!r} has an empty alternative")
+        choices.append([(key, alternative) for alternative in alternatives])
+    return [f"{name}[{','.join(f'{key}={value}' for key, value in combination)}]"
+            for combination in itertools.product(*choices)]  # fmt: skip
 
 
 def split_specs(text: str) -> list[str]:

@@ -1,0 +1,242 @@
+"""Results people can read: censored statistics, baselines, sweeps, notebooks, the HTML report."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nqueens_plugins as nq
+from nqueens_plugins.records import environment
+from nqueens_plugins.solver import expand_sweep
+from nqueens_plugins.statistics import Runs, censored_quantile, compare_to_baseline, ert, par
+
+
+def run_record(solver: str, seconds: float, solved: bool, iterations: int = 10, n: int = 8, seed: int = 0,
+               timeout: float | None = 2.0, version: str = "1.0", trial: int = 0) -> dict:  # fmt: skip
+    return {"type": "run", "solver": solver, "name": solver, "options": {}, "seed": seed, "trial": trial, "n": n,
+            "status": "solved" if solved else "timed-out", "verified": True if solved else None, "reason": None,
+            "queens": None, "iterations": iterations, "moves": iterations, "counters": {}, "seconds": seconds,
+            "fixed": {}, "blocked": [], "instance": "x", "source": None, "timeout": timeout, "version": version}  # fmt: skip
+
+
+def write_results(path: Path, records: list[dict]) -> Path:
+    header = environment("test") | {"grid": {"seed": 0, "timeout": 2.0}}
+    path.write_text("\n".join(json.dumps(item) for item in [header, *records]) + "\n")
+    return path
+
+
+# --- the definitions, against values computed by hand ----------------------------
+
+
+def test_ert_par10_and_censored_quantiles_by_hand() -> None:
+    # Five runs, limit 2 s: solved in 1, 3 and 0.5 s... no: solved in 1.0, 0.5, 1.5 s; two stopped at 2.0 s.
+    runs = Runs.of([1.0, 2.0, 0.5, 2.0, 1.5], [100, 400, 50, 400, 150], [True, False, True, False, True], limit=2.0)
+    assert ert(runs.seconds, runs.solved) == pytest.approx((1.0 + 2.0 + 0.5 + 2.0 + 1.5) / 3)  # 7/3
+    assert ert(runs.iterations, runs.solved) == pytest.approx(1100 / 3)
+    assert par(runs) == pytest.approx((1.0 + 20.0 + 0.5 + 20.0 + 1.5) / 5)  # 8.6
+    # time-to-solve sorted: 0.5, 1.0, 1.5, inf, inf -> median 1.5, first quartile 1.0, third quartile censored
+    assert censored_quantile(runs, 0.5) == 1.5
+    assert censored_quantile(runs, 0.25) == 1.0
+    assert censored_quantile(runs, 0.75) == math.inf
+    three_unsolved = Runs.of([0.1, 2.0, 2.0, 2.0], [1, 1, 1, 1], [True, False, False, False], limit=2.0)
+    assert censored_quantile(three_unsolved, 0.5) == math.inf  # the median itself is censored
+    nothing = Runs.of([2.0, 2.0], [5, 5], [False, False], limit=2.0)
+    assert ert(nothing.seconds, nothing.solved) == math.inf
+    assert par(Runs.of([1.0], [1], [True], limit=None)) is None  # no limit, no PAR-10
+
+
+def test_the_table_shows_censored_figures_as_more_than_the_limit(tmp_path: Path, run_cli) -> None:
+    seconds = [0.1, 2.0, 2.0, 2.0]
+    results = write_results(tmp_path / "runs.jsonl", [run_record("slow", s, s < 1, trial=i) for i, s in enumerate(seconds)])
+    code, out, err = run_cli("report", str(results), "--format", "json")
+    (row,) = json.loads(out)
+    assert code == 0, err
+    assert row["median_seconds"] is None and row["q25_seconds"] == pytest.approx(0.1) and row["time_limit"] == 2.0
+    assert row["ert_seconds"] == pytest.approx(6.1) and row["par10_seconds"] == pytest.approx((0.1 + 60) / 4)
+    code, out, _ = run_cli("report", str(results), "--format", "markdown")
+    assert "| > 2 |" in out and "0.1000 - > 2" in out
+
+
+def test_report_streams_old_files_taking_the_limit_from_the_header(tmp_path: Path, run_cli) -> None:
+    records = [run_record("a", 0.5, True, trial=0), run_record("a", 2.0, False, trial=1)]
+    for record in records:
+        del record["timeout"]  # written before records carried their limit
+    code, out, _ = run_cli("report", str(write_results(tmp_path / "old.jsonl", records)), "--format", "json")
+    (row,) = json.loads(out)
+    assert code == 0 and row["time_limit"] == 2.0 and row["par10_seconds"] == pytest.approx((0.5 + 20) / 2)
+
+
+def test_mixed_seeds_and_versions_are_said_and_not_pooled(tmp_path: Path, run_cli) -> None:
+    records = [run_record("a", 0.1, True, seed=1), run_record("a", 0.2, True, seed=2, trial=1),
+               run_record("b", 0.1, True, version="1.0"), run_record("b", 0.3, True, version="2.0", trial=1)]  # fmt: skip
+    code, out, err = run_cli("report", str(write_results(tmp_path / "mixed.jsonl", records)), "--format", "json")
+    rows = json.loads(out)
+    assert code == 0
+    assert "seeds 0, 1, 2" in err and "each seed is summarised apart" in err and "mixes versions of b" in err
+    assert sorted((row["solver"], row["seed"], row["version"], row["runs"]) for row in rows) == [
+        ("a", 1, None, 1), ("a", 2, None, 1), ("b", 0, "1.0", 1), ("b", 0, "2.0", 1)]  # fmt: skip
+
+
+# --- is A better than B? ---------------------------------------------------------
+
+
+def test_a_clearly_faster_variant_is_significantly_faster_and_a_copy_is_not() -> None:
+    rng = np.random.default_rng(0)
+    slow = Runs.of(rng.uniform(1.0, 1.9, 30), np.full(30, 10), np.ones(30, bool), limit=2.0)
+    fast = Runs.of(rng.uniform(0.01, 0.1, 30), np.full(30, 10), np.ones(30, bool), limit=2.0)
+    compared = compare_to_baseline(fast, slow)
+    assert compared.verdict() == "faster" and compared.p_value is not None and compared.p_value < 1e-6
+    assert compared.ratio_low is not None and compared.ratio_high is not None
+    assert compared.ratio_low <= compared.ert_ratio <= compared.ratio_high < 1
+    same = compare_to_baseline(slow, slow)
+    assert same.verdict() == "no significant difference" and same.ert_ratio == pytest.approx(1.0)
+
+
+def test_censored_runs_rank_above_every_solved_one() -> None:
+    # b solves nothing within the limit: a is faster although its times are not small.
+    a = Runs.of([1.5] * 10, [1] * 10, [True] * 10, limit=2.0)
+    b = Runs.of([2.0] * 10, [1] * 10, [False] * 10, limit=2.0)
+    compared = compare_to_baseline(a, b)
+    assert compared.significant and compared.verdict() == "faster" and compared.ert_ratio == 0.0
+
+
+def test_baseline_command(tmp_path: Path, run_cli) -> None:
+    records = [run_record("fast", 0.01 * (i + 1), True, trial=i) for i in range(12)]
+    records += [run_record("slow", 1.0 + 0.05 * i, True, trial=i) for i in range(12)]
+    results = write_results(tmp_path / "runs.jsonl", records)
+    code, out, err = run_cli("report", str(results), "--baseline", "slow", "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(out)["rows"]
+    assert row["solver"] == "fast" and row["verdict"] == "faster" and row["ert_ratio"] < 0.1
+    code, _, err = run_cli("report", str(results), "--baseline", "medium")
+    assert code == 2 and "baseline 'medium' is not in the file; it holds fast, slow" in err and err.count("\n") == 1
+
+
+# --- parameter sweeps -------------------------------------------------------------
+
+
+def test_a_sweep_expands_to_every_combination() -> None:
+    specs = expand_sweep("simulated-annealing[cooling=0.9|0.95|0.99,t0=8|64]")
+    assert len(specs) == 6 and specs[0] == "simulated-annealing[cooling=0.9,t0=8]"
+    assert specs[-1] == "simulated-annealing[cooling=0.99,t0=64]"
+    assert expand_sweep("min-conflicts") == ["min-conflicts"]
+    from nqueens_plugins import host
+
+    labels = [v.label for v in host.registry().variants("simulated-annealing[cooling=0.9|0.95|0.99,t0=8|64],min-conflicts")]
+    assert len(set(labels)) == 7 and "simulated-annealing[t0=64.0,cooling=0.99]" in labels
+
+
+def test_the_api_takes_sweeps_too() -> None:
+    records = nq.compare(["steepest-ascent[sideways=0|5]"], [6], trials=2)
+    assert sorted({r["solver"] for r in records}) == ["steepest-ascent[sideways=0]", "steepest-ascent[sideways=5]"]
+
+
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("simulated-annealing[cooling=0.9|fast]", "takes a number, not 'fast'"),
+        ("simulated-annealing[colling=0.9|0.5]", "has no option 'colling'"),
+        ("simulated-annealing[cooling=0.9||0.5]", "has an empty alternative"),
+        ("simulated-annealing[cooling=0.9|0.90]", "is named twice"),
+    ],
+)
+def test_bad_sweeps_are_one_line(run_cli, spec: str, words: str) -> None:
+    code, _, err = run_cli("compare", "-s", spec, "-n", "6")
+    assert code == 2 and words in err and err.count("\n") == 1
+
+
+def test_solve_refuses_a_sweep(run_cli) -> None:
+    code, _, err = run_cli("solve", "-s", "simulated-annealing[cooling=0.9|0.5]", "-n", "8")
+    assert code == 2 and "is a sweep of several variants" in err
+
+
+# --- notebooks --------------------------------------------------------------------
+
+
+def test_a_result_draws_itself_in_a_notebook() -> None:
+    result = nq.solve("min-conflicts", 8, seed=2)
+    svg = result._repr_svg_()
+    assert svg is not None and svg.startswith("<svg") and svg.count("<circle") == 8 and 'class="attacked"' not in svg
+    stuck = nq.solve("steepest-ascent", 8, seed=0)
+    assert stuck.status == "gave-up"
+    attacked = stuck._repr_svg_()
+    assert attacked is not None and 'class="attacked"' in attacked  # its queens under attack are ringed
+    assert nq.solve("construction", 1000)._repr_svg_() is None  # too large to draw: the plain repr
+
+
+def test_records_become_a_dataframe(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    records = nq.compare(["min-conflicts", "backtracking"], [6, 8], trials=2, out=str(out))
+    for source in (records, out):
+        frame = nq.records_frame(source)
+        assert frame.shape[0] == 8 and {"solver", "n", "seconds", "counters.initial_conflicts"} <= set(frame.columns)
+        assert frame.groupby("solver").size().to_dict() == {"backtracking": 4, "min-conflicts": 4}
+
+
+# --- plots and the HTML report ------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def comparison(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report") / "runs.jsonl"
+    nq.compare(["min-conflicts", "steepest-ascent", "backtracking"], [6, 8, 10], trials=4, out=str(out), timeout=5)
+    return out
+
+
+@pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
+def test_plots_take_their_format_from_the_extension(comparison: Path, tmp_path: Path, run_cli, suffix: str) -> None:
+    target = tmp_path / f"figure{suffix}"
+    code, _, err = run_cli("plot", str(comparison), "-o", str(target))
+    magic = {".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}[suffix]
+    assert code == 0 and target.read_bytes().startswith(magic), err
+
+
+def test_html_report_is_one_self_contained_file(comparison: Path, tmp_path: Path, run_cli) -> None:
+    page = tmp_path / "report.html"
+    code, out, err = run_cli("report", str(comparison), "--format", "html", "-o", str(page), "--baseline", "backtracking")
+    assert code == 0 and "wrote" in out, err
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>")
+    for fetched in ("<script", "<link", "<img", "<iframe", "@import", 'src="', "url(http", 'href="http'):
+        assert fetched not in html  # nothing is loaded from anywhere: namespaces are names, not addresses
+    assert "Provenance" in html and "ERT" in html and "PAR-10" in html and "Against backtracking" in html
+    assert html.count("<svg") >= 2  # the figure and at least one board
+    assert "run-time distribution, n = 8" in html
+
+
+def test_html_report_bad_output_is_one_line(comparison: Path, run_cli) -> None:
+    code, _, err = run_cli("report", str(comparison), "--format", "html")
+    assert code == 2 and "give -o" in err
+    code, _, err = run_cli("report", str(comparison), "--format", "html", "-o", "/no/such/folder/r.html")
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1
+    code, _, err = run_cli("plot", str(comparison), "-o", "/no/such/folder/r.png")
+    assert code == 2 and err.count("\n") == 1
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_cli) -> None:
+    import matplotlib.image
+
+    page = tmp_path / "report.html"
+    assert run_cli("report", str(comparison), "--format", "html", "-o", str(page))[0] == 0
+    shot = tmp_path / "shot.png"
+    done = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+         f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert shot.exists(), done.stderr[-2000:]
+    pixels = matplotlib.image.imread(shot)[:, :, :3]
+    not_white = (pixels < 0.95).any(axis=2).mean()
+    assert not_white > 0.05 and pixels.std() > 0.05  # text, tables, the figure and boards, not a blank page
+    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    assert not console, console
