@@ -77,6 +77,7 @@ def solve(
     trial: int = 0,
     isolate: bool = True,
     memory: int | str | None = None,
+    trace: bool | str | Path = False,
     **options: Any,
 ) -> Result:
     """Solve one board in this process and return the verified result.
@@ -94,6 +95,10 @@ def solve(
     the next call), so a hang is killed at ``timeout`` and a crash is a result,
     not the end of your program. ``isolate=False`` calls it in this process
     instead (no protection; for trusted solvers on small boards).
+
+    ``trace=True`` records every step in ``result.trace`` (boards up to 64 and
+    solvers that trace: every built-in does); a path also writes the trace file
+    that ``nqueens animate`` reads.
     """
     from nqueens_plugins import host, inputs, run
     from nqueens_plugins.execution import Task, shared_executor
@@ -106,11 +111,19 @@ def solve(
     timeout = inputs.time_limit(timeout)
     if max_iterations is not None:
         max_iterations = inputs.whole_number(max_iterations, "max_iterations", minimum=1)
+    traced = trace is not False and trace is not None
     if not isolate:
-        return run.run(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations)
-    task = Task.solve(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations,
-                      memory=None if memory is None else inputs.parse_memory(memory))  # fmt: skip
-    return shared_executor().run(task)  # type: ignore[return-value]
+        result = run.run(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations,
+                         trace=traced)  # fmt: skip
+    else:
+        task = Task.solve(variant, problem, seed=seed or 0, trial=trial, timeout=timeout, max_iterations=max_iterations,
+                          memory=None if memory is None else inputs.parse_memory(memory), trace=traced)  # fmt: skip
+        result = shared_executor().run(task)  # type: ignore[assignment]
+    if isinstance(trace, (str, Path)) and result.trace is not None:
+        from nqueens_plugins.animate import write_trace
+
+        write_trace(result, Path(trace))
+    return result
 
 
 def count(

@@ -185,11 +185,12 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 @click.option("--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000).")
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
+@click.option("--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate.")
 @reports_bad_input
 def solve(
     spec: str, size: str | None, instance: str | None, seed: int, timeout: float | None, max_iterations: int | None,
     fixed: str | None, blocked: str | None, as_json: bool, show_queens: bool | None, board: bool | None,
-    memory: int | None,
+    memory: int | None, trace_file: str | None,
 ) -> None:  # fmt: skip
     """Solve one board or instance, verify the answer, show it."""
     from nqueens_plugins import host
@@ -199,12 +200,22 @@ def solve(
 
     variant = host.registry_for_specs([spec]).variant(spec)
     problem = read_problem(size, instance, fixed, blocked)
+    if trace_file is not None:
+        check_writable(Path(trace_file))
     task = Task.solve(
         variant, problem, seed=seed, timeout=timeout, max_iterations=max_iterations, memory=memory,
+        trace=trace_file is not None,
     )  # fmt: skip
     with LocalExecutor(1) as executor:
         result = executor.run(task)
     assert isinstance(result, Result)
+    if trace_file is not None:
+        from nqueens_plugins.animate import write_trace
+
+        if result.trace is None:  # the worker died or was killed: nothing came back
+            click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
+        else:
+            write_trace(result, Path(trace_file))
     if as_json:
         click.echo(json.dumps(result.to_dict(keep_queens=show_queens)))
     else:
@@ -516,6 +527,21 @@ def plot(results: str, output: str) -> None:
         click.echo(f"nqueens: warning: {warning}", err=True)
     plot_results(groups, Path(output))
     click.echo(f"wrote {output}")
+
+
+@cli.command()
+@click.argument("trace")
+@click.option("-o", "--output", required=True, help="run.html (play/step controls), run.svg or run.gif.")
+@reports_bad_input
+def animate(trace: str, output: str) -> None:
+    """Show a traced run step by step: the board, the attacked queens, the cost curve."""
+    from nqueens_plugins.animate import animate as write_animation
+    from nqueens_plugins.animate import read_trace
+
+    target = Path(output)
+    check_writable(target)
+    frames = write_animation(read_trace(Path(trace)), target)
+    click.echo(f"wrote {output} ({frames:,} frames)")
 
 
 @contextlib.contextmanager

@@ -46,9 +46,9 @@ from typing import Any
 
 from nqueens_plugins import host, probe, processes
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.problem import Budget, Count, Problem, Status
+from nqueens_plugins.problem import Budget, Count, Problem, Status, Trace
 from nqueens_plugins.run import (
-    CountResult, Executed, Result, call_plugin, check_runnable, execute, execute_count, judge, judge_count,
+    CountResult, Executed, Result, call_plugin, check_runnable, execute, execute_count, judge, judge_count, start_trace,
 )  # fmt: skip
 from nqueens_plugins.solver import Variant
 
@@ -73,6 +73,7 @@ class Task:
     part: Any = None  # the piece a count-part task counts
     deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
     memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
+    trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
 
     def seconds_left(self) -> float | None:
         """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
@@ -84,6 +85,8 @@ class Task:
     @classmethod
     def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
         check_runnable(variant, problem)
+        if kwargs.get("trace"):
+            start_trace(variant, problem)  # refuses a solver that does not trace, or a board too large
         return cls("solve", variant, problem, **kwargs)
 
     @classmethod
@@ -108,7 +111,8 @@ def perform(task: Task) -> Executed:
     if task.kind == "count-part":
         budget = Budget(seconds)
         return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
-    return execute(task.variant, task.problem, task.seed, task.trial, Budget(seconds, task.max_iterations))
+    steps = Trace(task.problem.n) if task.trace else None
+    return execute(task.variant, task.problem, task.seed, task.trial, Budget(seconds, task.max_iterations, trace=steps))
 
 
 def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer:

@@ -12,7 +12,7 @@ import functools
 import hashlib
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -174,6 +174,64 @@ class Count:
     counters: dict[str, Any] = field(default_factory=dict)
 
 
+TRACED_UP_TO = 64  # the largest board traced step by step
+TRACE_EVENTS = 200_000  # events kept at most; a longer run's trace says it was cut short
+
+
+@dataclass
+class Trace:
+    """Every state change of one run, for step-by-step views (``nqueens solve --trace``, ``nqueens animate``).
+
+    A solver that traces reads ``budget.trace`` once and, when it is not None,
+    reports each change as it makes it: a queen placed, taken back or moved, or
+    a whole new board (a random start, a restart). Replaying the events from an
+    empty board must give the board the solver returns. When tracing is off
+    ``budget.trace`` is None and the cost is one comparison per step.
+    """
+
+    n: int
+    events: list[tuple[Any, ...]] = field(default_factory=list)
+    limit: int = TRACE_EVENTS
+    truncated: bool = False
+
+    def _add(self, event: tuple[Any, ...]) -> None:
+        if len(self.events) < self.limit:
+            self.events.append(event)
+        else:
+            self.truncated = True
+
+    def place(self, column: int, row: int) -> None:
+        self._add(("place", int(column), int(row)))
+
+    def remove(self, column: int) -> None:
+        self._add(("remove", int(column)))
+
+    def move(self, column: int, row: int) -> None:
+        self._add(("move", int(column), int(row)))
+
+    def board(self, queens: Queens) -> None:
+        """A whole new board (every column's row; -1 for an empty column)."""
+        self._add(("board", [int(r) for r in queens]))
+
+
+def replay(n: int, events: Sequence[Sequence[Any]], fixed: Mapping[int, int] | None = None) -> Iterator[list[int]]:
+    """The board after each event (-1: an empty column), starting from the fixed queens alone."""
+    queens = [-1] * n
+    for column, row in (fixed or {}).items():
+        queens[int(column)] = int(row)
+    for event in events:
+        kind = event[0]
+        if kind in ("place", "move"):
+            queens[int(event[1])] = int(event[2])
+        elif kind == "remove":
+            queens[int(event[1])] = -1
+        elif kind == "board":
+            queens = [int(r) for r in event[1]]
+        else:
+            raise ValueError(f"unknown trace event {kind!r}")
+        yield list(queens)
+
+
 @dataclass
 class Budget:
     """A wall-clock limit and an iteration cap, both optional.
@@ -188,6 +246,7 @@ class Budget:
     seconds: float | None = None
     iterations: int | None = None
     started: float = field(default_factory=time.perf_counter)
+    trace: Trace | None = None  # set when the run is traced (see Trace); None costs nothing
 
     @property
     def deadline(self) -> float:
@@ -210,8 +269,8 @@ class Budget:
         return max(0.0, self.deadline - time.perf_counter())
 
     def restarted(self) -> Budget:
-        """The same limits with the clock starting now."""
-        return Budget(self.seconds, self.iterations)
+        """The same limits (and trace) with the clock starting now."""
+        return Budget(self.seconds, self.iterations, trace=self.trace)
 
 
 def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:

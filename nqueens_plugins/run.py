@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
+from nqueens_plugins.problem import TRACED_UP_TO, Budget, Count, Outcome, Problem, Status, Trace
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import verify_count, verify_outcome
 
@@ -73,6 +73,7 @@ class Result:
     counters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # the solver call alone, timed in the process that ran it
     overhead_seconds: float = 0.0  # the rest of the harness's wall time for the run (messages, verification)
+    trace: Trace | None = None  # the steps, when traced (not part of the record)
 
     @property
     def n(self) -> int:
@@ -98,7 +99,7 @@ class Result:
     def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:
         """A JSON-ready dict; queens are left out above QUEENS_KEPT_UP_TO unless ``keep_queens``."""
         keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "problem"}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("problem", "trace")}
         data.update(instance_fields(self.problem))
         data["queens"] = self.queens.tolist() if keep and self.queens is not None else None
         data["options"] = dict(self.options)
@@ -131,6 +132,7 @@ class Executed:
     seconds: float
     error: str | None = None
     status: Status = Status.ERROR
+    trace: Trace | None = None  # the steps, when the run was traced
 
     def unsendable(self, reason: str) -> Executed:
         return Executed(None, self.seconds, reason)
@@ -155,7 +157,7 @@ def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: B
     rng = random.Random(derive_seed(seed, variant.name, problem, trial))
     budget = budget.restarted()
     outcome, seconds, error = call_plugin(variant.solver.solve, problem, rng, budget, dict(variant.options))
-    return Executed(outcome, seconds, error)
+    return Executed(outcome, seconds, error, trace=budget.trace)
 
 
 def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
@@ -165,11 +167,12 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
         seed=seed, trial=trial, seconds=executed.seconds,
     )  # fmt: skip
     if executed.error is not None:
-        return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
+        return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None, trace=executed.trace)
     outcome = executed.outcome
     verdict = verify_outcome(problem, outcome, complete=variant.complete)
     if verdict.rejected or not isinstance(outcome, Outcome):
-        return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
+        return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome),
+                      trace=executed.trace)
     counters, dropped = clean_counters(outcome.counters)
     return Result(
         **base,
@@ -180,6 +183,7 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
         iterations=int(outcome.iterations),
         moves=int(outcome.moves),
         counters=counters,
+        trace=executed.trace,
     )
 
 
@@ -232,6 +236,7 @@ def run(
     trial: int = 0,
     timeout: float | None = None,
     max_iterations: int | None = None,
+    trace: bool = False,
 ) -> Result:
     """Run in this process and verify: no isolation, the time limit is the solver's to honour.
 
@@ -240,8 +245,18 @@ def run(
     """
     check_runnable(variant, problem)
     # The solver gets a copy: a plugin that changes the problem it was given is judged on the host's own.
-    executed = execute(variant, copy.deepcopy(problem), seed, trial, Budget(timeout, max_iterations))
+    steps = start_trace(variant, problem) if trace else None
+    executed = execute(variant, copy.deepcopy(problem), seed, trial, Budget(timeout, max_iterations, trace=steps))
     return judge(variant, problem, seed, trial, executed)
+
+
+def start_trace(variant: Variant, problem: Problem) -> Trace:
+    """An empty trace for a run, or BadInput when the run cannot be traced."""
+    if not getattr(variant.solver, "traces", False):
+        raise BadInput(f"{variant.name} does not trace its steps; the built-in methods do")
+    if problem.n > TRACED_UP_TO:
+        raise BadInput(f"traces are kept for boards up to n = {TRACED_UP_TO}, not {problem.n:,}")
+    return Trace(problem.n)
 
 
 @dataclass
@@ -263,7 +278,7 @@ class CountResult:
         return self.problem.n
 
     def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "problem"}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("problem", "trace")}
         data.update(instance_fields(self.problem))
         return data
 

@@ -107,6 +107,7 @@ class Solver:
     supports_fixed: ClassVar[bool] = True  # honours pre-placed queens
     supports_blocked: ClassVar[bool] = False  # never places a queen on a blocked square (opt in)
     counts_unique: ClassVar[bool] = False  # can count up to rotation and reflection
+    traces: ClassVar[bool] = False  # reports its steps to budget.trace (see Trace)
     max_n: ClassVar[int | None] = None  # the largest board this solver accepts
     options: ClassVar[tuple[Option, ...]] = ()
     runs_on: ClassVar[str | None] = None  # what executes the search ("python", "numba", "CP-SAT (C++)"); see engine()

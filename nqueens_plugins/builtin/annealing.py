@@ -41,6 +41,7 @@ CHECK_EVERY = 1024  # steps between budget polls
 class SimulatedAnnealing(Solver):
     name = "simulated-annealing"
     runs_on = "python"
+    traces = True
     summary = "Random moves, worse ones accepted with probability e^(dE/T) as T cools."
     supports_blocked = True
     max_n = 10_000_000
@@ -67,6 +68,9 @@ class SimulatedAnnealing(Solver):
                 queens[column] = rng.randrange(n) if choices is None else choices[rng.randrange(len(choices))]
         rows, diagonals, anti = line_counts(n, enumerate(queens))
         energy = attacking_pairs(rows, diagonals, anti)
+        trace = budget.trace
+        if trace is not None:
+            trace.board(queens)
 
         temperature = float(n * n) if options["t0"] is None else options["t0"]
         cooling, floor = options["cooling"], options["floor"]
@@ -112,6 +116,8 @@ class SimulatedAnnealing(Solver):
                 queens[column] = new
                 energy -= improvement
                 moves += 1
+                if trace is not None:
+                    trace.move(column, new)
             temperature = max(temperature * cooling, floor)
         return outcome(Status.SOLVED)
 

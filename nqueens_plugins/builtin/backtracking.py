@@ -103,6 +103,7 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     moves = backtracks = solutions = 0
     poll = CHECK_EVERY
     iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
+    trace = budget.trace
     depth = 0
     last = depth_count - 1
     while depth >= 0:
@@ -116,9 +117,13 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
             diagonals ^= bit << free[depth]
             anti ^= bit << shifts[depth]
             backtracks += 1
+            if trace is not None:
+                trace.remove(free[depth])
             continue
         bit = options & -options
         available[depth] = options ^ bit
+        if trace is not None:
+            trace.place(free[depth], bit.bit_length() - 1)
         moves += 1
         poll -= 1
         if moves + backtracks >= iteration_cap or (not poll and budget.out_of_time()):
@@ -133,6 +138,8 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
                     queens[column] = placed[index].bit_length() - 1
                 return SearchResult(Status.SOLVED, queens, 1, moves, backtracks)
             backtracks += 1  # the last queen is taken back to look for the next solution
+            if trace is not None:
+                trace.remove(free[depth])
             continue
         placed[depth] = bit
         rows |= bit
@@ -264,6 +271,7 @@ class ForwardCheckingSearch:
 
     def descend(self, first: bool) -> SearchResult:
         queens, budget = self.queens, self.budget
+        trace = budget.trace
         poll = self.poll_every
         stack = [self.open_frame()]
         while stack:
@@ -273,12 +281,16 @@ class ForwardCheckingSearch:
                 stack.pop()
                 self.unassigned.add(frame.column)
                 queens[frame.column] = -1
+                if trace is not None:
+                    trace.remove(frame.column)
                 if stack:
                     self.backtracks += 1  # the parent's queen is taken back
                 continue
             row = frame.values[frame.next_value]
             frame.next_value += 1
             queens[frame.column] = row
+            if trace is not None:
+                trace.place(frame.column, row)
             self.moves += 1
             poll -= 1
             if self.moves + self.backtracks >= self.iteration_cap or (not poll and budget.out_of_time()):
@@ -312,6 +324,7 @@ class CountingSolver(Solver):
     runs_on = "python"
     complete = True
     supports_blocked = True
+    traces = True
 
     def search(self, problem: Problem, budget: Budget, options: Mapping[str, Any], first: bool) -> SearchResult:
         raise NotImplementedError

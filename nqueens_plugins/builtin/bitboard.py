@@ -241,6 +241,7 @@ class Bitboard(Solver):
     complete = True
     supports_blocked = True
     counts_unique = True
+    traces = True  # solve is backtrack(), which traces
     max_n = MAX_N
     options = (
         kernel_option("subtree counter"),

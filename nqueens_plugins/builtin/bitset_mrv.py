@@ -34,7 +34,7 @@ import numpy as np
 
 from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
+from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Trace
 from nqueens_plugins.solver import Solver
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class Search:
         self.done_columns, self.done_rows = zeros(n + 1), zeros(n + 1)
         self.kind, self.line, self.candidates = zeros(n + 1), zeros(n + 1), zeros(n + 1)
         self.placed_row, self.placed_column = zeros(n + 1), zeros(n + 1)
-        self.scalars = zeros(4)
+        self.scalars = zeros(kernel.SCALARS)
         self.fixed = dict(problem.fixed)
         self.finished = False  # the tree is exhausted (or empty)
         self.root_solution = False
@@ -110,6 +110,8 @@ class Search:
             return Status.SOLVED
         if self.finished:
             return Status.NO_SOLUTION if first else Status.SOLVED
+        if budget.trace is not None:
+            return self.run_traced(budget, budget.trace, first)
         while True:
             limit = SLICE_NODES
             if budget.iterations is not None:
@@ -128,6 +130,45 @@ class Search:
             if budget.out_of_time():
                 return Status.TIMED_OUT
 
+    def run_traced(self, budget: Budget, trace: Trace, first: bool) -> Status:
+        """``run`` one node at a time, telling ``trace`` what each step placed and took back.
+
+        After each node, the queens committed below the current depth are
+        compared with those already reported; the node just placed (the kernel
+        notes its level) is reported too when it is not one of them: a dead end,
+        taken back at once, or the last queen of a solution.
+        """
+        kernel = self.kernel
+        shown: list[tuple[int, int]] = []
+        while True:
+            if budget.exhausted(self.nodes + self.backtracks):
+                return Status.TIMED_OUT
+            before = self.nodes
+            code = self.advance(
+                self.n, self.columns, self.rows, self.done_columns, self.done_rows, self.kind, self.line,
+                self.candidates, self.placed_row, self.placed_column, self.scalars, 1, first,
+            )  # fmt: skip
+            depth = int(self.scalars[kernel.DEPTH])
+            committed = [(int(self.placed_column[d]), int(self.placed_row[d])) for d in range(max(depth, 0))]
+            common = 0
+            while common < min(len(shown), len(committed)) and shown[common] == committed[common]:
+                common += 1
+            for column, _ in reversed(shown[common:]):
+                trace.remove(column)
+            for column, row in committed[common:]:
+                trace.place(column, row)
+            shown = committed
+            level = int(self.scalars[kernel.LAST_LEVEL])
+            if self.nodes > before and level == depth:  # placed at the current depth: not among the committed
+                trace.place(int(self.placed_column[level]), int(self.placed_row[level]))
+                if code != kernel.FOUND:
+                    trace.remove(int(self.placed_column[level]))
+            if code == kernel.FOUND:
+                return Status.SOLVED
+            if code == kernel.EXHAUSTED:
+                self.finished = True
+                return Status.NO_SOLUTION if first else Status.SOLVED
+
     def queens(self) -> list[int]:
         """The board after ``run`` found a solution: the fixed queens and the placements on the stack."""
         queens = [-1] * self.n
@@ -144,6 +185,7 @@ class BitsetMrv(Solver):
     summary = "Bit-set search on the row or column with fewest open squares; for completion and blocked instances."
     complete = True
     supports_blocked = True
+    traces = True
     max_n = MAX_N
     options = (kernel_option("search loop"),)
 

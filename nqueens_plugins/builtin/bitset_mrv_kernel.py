@@ -35,7 +35,8 @@ except ImportError:  # the pure-Python engine needs neither
 
 
 EXHAUSTED, FOUND, PAUSED = 0, 1, 2
-DEPTH, NODES, SOLUTIONS, BACKTRACKS = 0, 1, 2, 3
+DEPTH, NODES, SOLUTIONS, BACKTRACKS, LAST_LEVEL = 0, 1, 2, 3, 4  # LAST_LEVEL: where the last node was placed
+SCALARS = 5
 
 
 @register_jitable(inline="always")
@@ -112,6 +113,7 @@ def advance(
     solutions = scalars[SOLUTIONS]
     backtracks = scalars[BACKTRACKS]
     stop = nodes + node_limit
+    last_level = scalars[LAST_LEVEL]
     code = EXHAUSTED
     while depth >= 0:
         remaining = candidates[depth]
@@ -132,6 +134,7 @@ def advance(
             row, column = line[depth], position
         placed_row[depth] = row
         placed_column[depth] = column
+        last_level = depth
         nodes += 1
         base, child = depth * n, (depth + 1) * n
         columns[child : child + n] = columns[base : base + n]
@@ -160,6 +163,7 @@ def advance(
     scalars[NODES] = nodes
     scalars[SOLUTIONS] = solutions
     scalars[BACKTRACKS] = backtracks
+    scalars[LAST_LEVEL] = last_level
     return code
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from nqueens_plugins.problem import Problem
+from nqueens_plugins.problem import Problem, Trace
 
 FORBIDDEN = 1 << 40  # added to the attack count of a blocked square: never the least attacked
 
@@ -77,10 +77,14 @@ class ConflictBoard:
     """A full board with incremental row and diagonal counts (numpy arrays)."""
 
     def __init__(
-        self, n: int, queens: np.ndarray, fixed: Mapping[int, int], open_rows: Mapping[int, np.ndarray] | None = None
-    ) -> None:
+        self, n: int, queens: np.ndarray, fixed: Mapping[int, int], open_rows: Mapping[int, np.ndarray] | None = None,
+        trace: Trace | None = None,
+    ) -> None:  # fmt: skip
         self.n = n
         self.queens = np.asarray(queens, dtype=np.int64).copy()
+        self.trace = trace  # told of this board and of every move (None: not traced)
+        if trace is not None:
+            trace.board(self.queens)
         self.fixed = dict(fixed)
         self.open_rows = dict(open_rows or {})  # only the free columns that have blocked squares
         self.forbidden: dict[int, np.ndarray] = {}  # column -> FORBIDDEN where blocked, 0 where open
@@ -99,7 +103,8 @@ class ConflictBoard:
 
     @classmethod
     def random(
-        cls, problem: Problem, generator: np.random.Generator, open_rows: Mapping[int, np.ndarray] | None = None
+        cls, problem: Problem, generator: np.random.Generator, open_rows: Mapping[int, np.ndarray] | None = None,
+        trace: Trace | None = None,
     ) -> ConflictBoard:
         """Each free column gets a uniformly random open row; fixed queens stand where given.
 
@@ -113,7 +118,7 @@ class ConflictBoard:
             queens[column] = rows[generator.integers(len(rows))]
         for column, row in problem.fixed.items():
             queens[column] = row
-        return cls(problem.n, queens, problem.fixed, open_rows)
+        return cls(problem.n, queens, problem.fixed, open_rows, trace)
 
     def attacks(self, column: int, row: int) -> int:
         """Queens other than column's own that attack square (column, row)."""
@@ -149,6 +154,8 @@ class ConflictBoard:
         self.queens[column] = row
         self.queen_diagonals[column] = row + column
         self.queen_anti[column] = row - column + n - 1
+        if self.trace is not None:
+            self.trace.move(column, row)
 
     def attackers(self, column: int) -> np.ndarray:
         """Columns of the queens that attack column's queen (O(n) vectorised, lines with company only)."""

@@ -56,6 +56,7 @@ def construct(n: int) -> np.ndarray | None:
 class Construction(Solver):
     name = "construction"
     runs_on = "numpy"
+    traces = True
     summary = "The explicit formula: a solution for every n >= 4 in O(n), no search."
     complete = True  # on plain boards: it answers every n, and n = 2, 3 are proved empty
     can_count = False
@@ -67,6 +68,9 @@ class Construction(Solver):
         queens = construct(problem.n)
         if queens is None:
             return Outcome(Status.NO_SOLUTION, None, 1, 0)
+        if budget.trace is not None:  # one step: the formula places every queen at once
+            for column, row in enumerate(queens.tolist()):
+                budget.trace.place(column, row)
         return Outcome(Status.SOLVED, queens, 1, problem.n)
 
 

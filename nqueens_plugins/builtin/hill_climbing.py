@@ -92,6 +92,7 @@ class NeighbourScores:
 class SteepestAscent(Solver):
     name = "steepest-ascent"
     runs_on = "python"
+    traces = True
     summary = "Best of all n(n-1) single-queen moves until no move improves (hill climbing)."
     supports_blocked = True
     max_n = 2000
@@ -105,7 +106,7 @@ class SteepestAscent(Solver):
             return Outcome(Status.GAVE_UP, None, 0, 0, {"restarts": 0, "sideways": 0, "evaluated": 0})
         generator = numpy_rng(rng)
         open_rows = open_rows_of(problem)
-        board = ConflictBoard.random(problem, generator, open_rows)
+        board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
         scores = NeighbourScores(board)
         free = board.free_columns
         neighbours = len(free) * (problem.n - 1)
@@ -135,7 +136,7 @@ class SteepestAscent(Solver):
                 continue
             if restarts >= options["restarts"]:
                 return outcome(Status.GAVE_UP)
-            board = ConflictBoard.random(problem, generator, open_rows)
+            board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
             restarts += 1
             iterations += 1
             moves += len(free)
@@ -164,6 +165,7 @@ class RandomRestart(SteepestAscent):
 class FirstChoice(Solver):
     name = "first-choice"
     runs_on = "python"
+    traces = True
     summary = "Takes the first strictly better move found in random order (stochastic hill climbing)."
     supports_blocked = True
     max_n = 100_000
@@ -174,7 +176,7 @@ class FirstChoice(Solver):
             return Outcome(Status.GAVE_UP, None, 0, 0, {"restarts": 0, "sideways": 0, "evaluated": 0})
         generator = numpy_rng(rng)
         open_rows = open_rows_of(problem)
-        board = ConflictBoard.random(problem, generator, open_rows)
+        board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
         free = board.free_columns
         iterations = moves = restarts = evaluated = 0
 
@@ -200,7 +202,7 @@ class FirstChoice(Solver):
                 continue
             if restarts >= options["restarts"]:
                 return outcome(Status.GAVE_UP)
-            board = ConflictBoard.random(problem, generator, open_rows)
+            board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
             restarts += 1
             iterations += 1
             moves += len(free)

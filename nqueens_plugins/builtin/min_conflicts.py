@@ -144,6 +144,7 @@ class ConflictedQueens:
 class MinConflicts(Solver):
     name = "min-conflicts"
     runs_on = "python and numpy"
+    traces = True
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
     supports_blocked = True
     max_n = 20_000_000
@@ -181,9 +182,10 @@ class MinConflicts(Solver):
 
         while True:
             if options["init"] == "greedy":
-                board = ConflictBoard(n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows)
+                board = ConflictBoard(n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows,
+                                      budget.trace)  # fmt: skip
             else:
-                board = ConflictBoard.random(problem, generator, open_rows)
+                board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
             moves += len(board.free_columns)
             conflicted = ConflictedQueens(board.conflicted_columns())
             if restarts == 0:

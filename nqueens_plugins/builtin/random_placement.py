@@ -52,6 +52,7 @@ class BritishMuseum(Solver):
     runs_on = "python"
     summary = "Random boards until one is valid (the exhaustive-by-luck baseline)."
     supports_blocked = True
+    traces = True
     max_n = 10_000
     options = (
         Option("sampling", str, "columns", "what a random board is", choices=("columns", "permutation")),
@@ -99,6 +100,9 @@ class BritishMuseum(Solver):
             else:
                 boards[:, free] = generator.integers(0, n, size=(batch, len(free)))
             hits = np.flatnonzero(valid_boards(boards, blocked))
+            if budget.trace is not None:  # every board drawn, up to the one that is valid
+                for board in boards[: int(hits[0]) + 1 if len(hits) else batch]:
+                    budget.trace.board(board)
             if len(hits):
                 attempts += int(hits[0]) + 1
                 return Outcome(Status.SOLVED, boards[hits[0]], attempts, attempts * len(free))

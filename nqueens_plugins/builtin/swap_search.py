@@ -73,6 +73,7 @@ class SwapSearch(Solver):
     name = "swap-search"
     summary = "Sosič-Gu swap search on a permutation with a conflict-free greedy start (millions of queens)."
     supports_fixed = False
+    traces = True
     max_n = MAX_N
     bytes_per_queen = 16  # peak resident bytes per queen; measured 13.2 at n = 10^8 (worker or parent, verification included)
     options = (
@@ -108,6 +109,9 @@ class SwapSearch(Solver):
             board = queens if isinstance(queens, np.ndarray) else np.asarray(queens, dtype=np.int64)
             return Outcome(status, board, iterations, moves, counters)
 
+        # The swap loops (compiled or not) do not report single swaps: a trace shows each new board and the board
+        # after each slice of swaps, so a traced run is the same run as an untraced one.
+        trace = budget.trace
         saved_state = None if compiled else np.random.get_state()  # the Python engine uses numpy's global generator
         kernels["seed_generator"](rng.randrange(2**32))
         diagonals: Any = None
@@ -136,6 +140,8 @@ class SwapSearch(Solver):
                 collisions = initial_collisions = int(kernels["place_counters"](queens, diagonals, anti, n))
                 iterations += 1
                 moves += n
+                if trace is not None:
+                    trace.board(queens)
                 if collisions >= swap_kernel.SAFE_COLLISIONS or collisions < 0:
                     collisions, spent = 1, attempts  # too many to count in one byte a diagonal: restart
                 else:
@@ -149,6 +155,8 @@ class SwapSearch(Solver):
                     swaps += kept
                     made += tried
                     spent += tried
+                    if trace is not None and kept:
+                        trace.board(queens)
                     iterations += kept
                     moves += 2 * kept
                 if collisions == 0:

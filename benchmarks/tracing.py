@@ -1,0 +1,92 @@
+"""What tracing costs (issue 10): python benchmarks/tracing.py [--against REV]
+
+* tracing on, n = 8: each traced method's median time per run with a trace is at most 2x
+  its time without (many runs, in this process);
+* tracing off: the same workloads are no slower than at git revision REV (the commit
+  before tracing) by more than 3 %: REV is checked out in a temporary worktree and both
+  are timed in fresh processes, interleaved, median of 7.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from common import finish, header, report
+
+ROOT = Path(__file__).resolve().parents[1]
+TRACED = ["backtracking", "forward-checking[order=mrv,values=middle]", "steepest-ascent", "random-restart",
+          "simulated-annealing", "min-conflicts", "bitset-mrv", "swap-search", "british-museum"]  # fmt: skip
+
+# Untraced workloads, each a few tenths of a second: the inner loops that gained a `trace is not None` test.
+WORKLOADS = """
+import sys, time
+import nqueens_plugins as nq
+work = [("backtracking", 27, {}), ("forward-checking[order=mrv,values=middle]", 120, {}),
+        ("simulated-annealing", 48, {"seed": 1}), ("min-conflicts", 3000, {"seed": 2}),
+        ("random-restart", 60, {"seed": 3}), ("bitset-mrv[kernel=python]", 40, {}),
+        ("british-museum", 7, {"seed": 4})]
+for spec, n, extra in work:
+    nq.solve(spec, 6, isolate=False)
+    start = time.perf_counter()
+    result = nq.solve(spec, n, isolate=False, **extra)
+    print(spec, time.perf_counter() - start, result.status)
+"""
+
+
+def traced_ratio(spec: str, runs: int = 60) -> tuple[float, float]:
+    import time
+
+    import nqueens_plugins as nq
+
+    n = 6 if spec == "british-museum" else 8
+    plain, traced = [], []
+    for seed in range(runs):
+        for flag, bucket in ((False, plain), (True, traced)):
+            start = time.perf_counter()
+            nq.solve(spec, n, seed=seed, isolate=False, trace=flag)
+            bucket.append(time.perf_counter() - start)
+    return statistics.median(plain), statistics.median(traced)
+
+
+def workload_times(source: Path) -> dict[str, float]:
+    env = {"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", WORKLOADS], capture_output=True, text=True, check=True, env=env,
+                          cwd=source)  # fmt: skip
+    return {line.rsplit(" ", 2)[0]: float(line.rsplit(" ", 2)[1]) for line in done.stdout.splitlines()}
+
+
+def main() -> None:
+    header("tracing on, n = 8: median seconds per run, with a trace over without")
+    for spec in TRACED:
+        plain, traced = traced_ratio(spec)
+        report(f"{spec} traced / untraced", traced / plain, 2.0, unit="x",
+               note=f"{plain * 1e3:.3f} ms -> {traced * 1e3:.3f} ms")  # fmt: skip
+    if "--against" in sys.argv:
+        revision = sys.argv[sys.argv.index("--against") + 1]
+        header(f"tracing off: these sources against revision {revision} (median of 7, fresh processes)")
+        with tempfile.TemporaryDirectory() as folder:
+            old = Path(folder) / "old"
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), revision], check=True,
+                           capture_output=True)  # fmt: skip
+            try:
+                now: dict[str, list[float]] = {}
+                before: dict[str, list[float]] = {}
+                for _ in range(7):
+                    for source, bucket in ((ROOT, now), (old, before)):
+                        for spec, seconds in workload_times(source).items():
+                            bucket.setdefault(spec, []).append(seconds)
+                for spec in now:
+                    ratio = statistics.median(now[spec]) / statistics.median(before[spec])
+                    report(f"{spec} untraced, now / {revision}", ratio, 1.03, unit="x",
+                           note=f"{statistics.median(before[spec]):.3f} s -> {statistics.median(now[spec]):.3f} s")
+            finally:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], capture_output=True)
+    finish()
+
+
+if __name__ == "__main__":
+    main()
