@@ -25,14 +25,15 @@ TRACED = ["backtracking", "forward-checking[order=mrv,values=middle]", "steepest
 WORKLOADS = """
 import sys, time
 import nqueens_plugins as nq
-work = [("backtracking", 27, {}), ("forward-checking[order=mrv,values=middle]", 120, {}),
-        ("simulated-annealing", 48, {"seed": 1}), ("min-conflicts", 3000, {"seed": 2}),
-        ("random-restart", 60, {"seed": 3}), ("bitset-mrv[kernel=python]", 40, {}),
-        ("british-museum", 7, {"seed": 4})]
-for spec, n, extra in work:
+work = [("backtracking", 27, {}, 1), ("forward-checking[order=mrv,values=middle]", 120, {}, 1),
+        ("simulated-annealing[max_steps=1500000]", 400, {}, 1), ("min-conflicts", 20000, {}, 1),
+        ("random-restart", 800, {}, 1), ("british-museum", 8, {}, 30), ("steepest-ascent", 30, {}, 1000),
+        ("bitset-mrv", None, {"instance": "tests/data/blockedqueens.28.1449787798.param"}, 1)]
+for spec, n, extra, repeats in work:
     nq.solve(spec, 6, isolate=False)
     start = time.perf_counter()
-    result = nq.solve(spec, n, isolate=False, **extra)
+    for seed in range(repeats):
+        result = nq.solve(spec, n, isolate=False, seed=seed, **extra)
     print(spec, time.perf_counter() - start, result.status)
 """
 

@@ -48,7 +48,7 @@ def trace_document(result: Any) -> dict[str, Any]:
 
 def write_trace(result: Any, path: Path) -> None:
     try:
-        path.write_text(json.dumps(trace_document(result)) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(trace_document(result), default=int) + "\n", encoding="utf-8")
     except OSError as exc:
         raise BadInput(f"cannot write trace {str(path)!r}: {exc.strerror}") from None
 
@@ -184,7 +184,9 @@ document.getElementById("first").addEventListener("click", () => show(0));
 document.getElementById("last").addEventListener("click", () => show(frames.length - 1));
 speed.addEventListener("change", () => { if (timer) { toggle(); toggle(); } });
 document.addEventListener("keydown", e => { if (e.key === "ArrowRight") show(current + 1); if (e.key === "ArrowLeft") show(current - 1); if (e.key === " ") { e.preventDefault(); toggle(); } });
-drawCurve(); show(0);
+drawCurve();
+const asked = location.hash.match(/step=(\\d+)/);  // run.html#step=12 opens at that frame
+show(asked ? Number(asked[1]) : 0);
 """
 
 

@@ -211,7 +211,15 @@ class Trace:
 
     def board(self, queens: Queens) -> None:
         """A whole new board (every column's row; -1 for an empty column)."""
-        self._add(("board", [int(r) for r in queens]))
+        tolist = getattr(queens, "tolist", None)  # a numpy array converts in one call
+        self._add(("board", tolist() if tolist is not None else list(queens)))
+
+    def boards(self, many: Sequence[Sequence[int]]) -> None:
+        """Several new boards in a row (a method that draws boards in batches); each is kept as given."""
+        room = self.limit - len(self.events)
+        self.events.extend(("board", queens) for queens in many[: max(room, 0)])
+        if len(many) > room:
+            self.truncated = True
 
 
 def replay(n: int, events: Sequence[Sequence[Any]], fixed: Mapping[int, int] | None = None) -> Iterator[list[int]]:

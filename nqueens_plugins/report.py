@@ -471,7 +471,7 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
     for title, _ in columns:
         left = title in ("solver", "instance", "version", "other outcomes")
-        table.add_column(title, justify="left" if left else "right", overflow="fold", min_width=14 if title == "solver" else None)
+        table.add_column(title, justify="left" if left else "right", overflow="fold", no_wrap=not left)
     for row in rows:
         table.add_row(*(Text(cell(row)) for _, cell in columns))
     return table

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 MAX_N = 62  # a line's open squares must fit a signed 64-bit word
 SLICE_NODES = 1 << 16  # placements between budget polls (about 20 ms compiled at n = 56)
+TRACE_BUFFER = 3 * 1024  # numbers of a traced slice's events (three an event) before they are handed over
 
 
 class Search:
@@ -60,6 +61,7 @@ class Search:
         else:
             def zeros(length: int) -> Any:
                 return [0] * length
+        self.zeros = zeros
         self.columns, self.rows = zeros(size), zeros(size)
         self.done_columns, self.done_rows = zeros(n + 1), zeros(n + 1)
         self.kind, self.line, self.candidates = zeros(n + 1), zeros(n + 1), zeros(n + 1)
@@ -110,8 +112,8 @@ class Search:
             return Status.SOLVED
         if self.finished:
             return Status.NO_SOLUTION if first else Status.SOLVED
-        if budget.trace is not None:
-            return self.run_traced(budget, budget.trace, first)
+        trace = budget.trace
+        events = self.zeros(TRACE_BUFFER if trace is not None else 0)
         while True:
             limit = SLICE_NODES
             if budget.iterations is not None:
@@ -120,8 +122,10 @@ class Search:
                     return Status.TIMED_OUT
             code = self.advance(
                 self.n, self.columns, self.rows, self.done_columns, self.done_rows, self.kind, self.line,
-                self.candidates, self.placed_row, self.placed_column, self.scalars, limit, first,
+                self.candidates, self.placed_row, self.placed_column, self.scalars, limit, first, events,
             )  # fmt: skip
+            if trace is not None:
+                self.hand_over(events, trace)
             if code == self.kernel.FOUND:
                 return Status.SOLVED
             if code == self.kernel.EXHAUSTED:
@@ -130,44 +134,17 @@ class Search:
             if budget.out_of_time():
                 return Status.TIMED_OUT
 
-    def run_traced(self, budget: Budget, trace: Trace, first: bool) -> Status:
-        """``run`` one node at a time, telling ``trace`` what each step placed and took back.
-
-        After each node, the queens committed below the current depth are
-        compared with those already reported; the node just placed (the kernel
-        notes its level) is reported too when it is not one of them: a dead end,
-        taken back at once, or the last queen of a solution.
-        """
+    def hand_over(self, events: Any, trace: Trace) -> None:
+        """Give the trace what the kernel recorded, and empty the record."""
         kernel = self.kernel
-        shown: list[tuple[int, int]] = []
-        while True:
-            if budget.exhausted(self.nodes + self.backtracks):
-                return Status.TIMED_OUT
-            before = self.nodes
-            code = self.advance(
-                self.n, self.columns, self.rows, self.done_columns, self.done_rows, self.kind, self.line,
-                self.candidates, self.placed_row, self.placed_column, self.scalars, 1, first,
-            )  # fmt: skip
-            depth = int(self.scalars[kernel.DEPTH])
-            committed = [(int(self.placed_column[d]), int(self.placed_row[d])) for d in range(max(depth, 0))]
-            common = 0
-            while common < min(len(shown), len(committed)) and shown[common] == committed[common]:
-                common += 1
-            for column, _ in reversed(shown[common:]):
-                trace.remove(column)
-            for column, row in committed[common:]:
-                trace.place(column, row)
-            shown = committed
-            level = int(self.scalars[kernel.LAST_LEVEL])
-            if self.nodes > before and level == depth:  # placed at the current depth: not among the committed
-                trace.place(int(self.placed_column[level]), int(self.placed_row[level]))
-                if code != kernel.FOUND:
-                    trace.remove(int(self.placed_column[level]))
-            if code == kernel.FOUND:
-                return Status.SOLVED
-            if code == kernel.EXHAUSTED:
-                self.finished = True
-                return Status.NO_SOLUTION if first else Status.SOLVED
+        chunk = events[: 3 * int(self.scalars[kernel.EVENTS])]
+        recorded = chunk.tolist() if hasattr(chunk, "tolist") else chunk  # plain ints either way
+        for index in range(0, len(recorded), 3):
+            if recorded[index] == kernel.PLACE:
+                trace.place(recorded[index + 1], recorded[index + 2])
+            else:
+                trace.remove(recorded[index + 1])
+        self.scalars[kernel.EVENTS] = 0
 
     def queens(self) -> list[int]:
         """The board after ``run`` found a solution: the fixed queens and the placements on the stack."""

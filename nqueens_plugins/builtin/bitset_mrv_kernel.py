@@ -14,10 +14,16 @@ State, for each depth d of the search (flat arrays, index ``d * n + i``):
 * ``candidates[d]``: the squares of that line not tried yet;
 * ``placed_row[d]``, ``placed_column[d]``: the queen being tried at d.
 
-``scalars`` holds [depth, nodes, solutions, backtracks]. ``advance`` runs until
-it finds a solution (when asked for the first), exhausts the tree, or has
-placed ``node_limit`` more queens; the caller polls its budget between calls
-and calls again to continue exactly where it stopped.
+``scalars`` holds [depth, nodes, solutions, backtracks, events]. ``advance``
+runs until it finds a solution (when asked for the first), exhausts the tree,
+or has placed ``node_limit`` more queens; the caller polls its budget between
+calls and calls again to continue exactly where it stopped.
+
+A traced run passes ``events``, a flat array of (kind, column, row) triples
+(``PLACE`` or ``REMOVE``): each queen placed or taken back is written there,
+``scalars[EVENTS]`` counting the triples, and the loop pauses before the array
+could overflow so the caller can hand them to the trace and empty it. An
+untraced run passes an empty array and pays one comparison per step.
 """
 
 from __future__ import annotations
@@ -35,8 +41,9 @@ except ImportError:  # the pure-Python engine needs neither
 
 
 EXHAUSTED, FOUND, PAUSED = 0, 1, 2
-DEPTH, NODES, SOLUTIONS, BACKTRACKS, LAST_LEVEL = 0, 1, 2, 3, 4  # LAST_LEVEL: where the last node was placed
+DEPTH, NODES, SOLUTIONS, BACKTRACKS, EVENTS = 0, 1, 2, 3, 4
 SCALARS = 5
+PLACE, REMOVE = 1, 2
 
 
 @register_jitable(inline="always")
@@ -105,7 +112,7 @@ def select(n: int, columns: Any, rows: Any, base: int, done_columns: int, done_r
 
 def advance(
     n: int, columns: Any, rows: Any, done_columns: Any, done_rows: Any, kind: Any, line: Any,
-    candidates: Any, placed_row: Any, placed_column: Any, scalars: Any, node_limit: int, first: bool,
+    candidates: Any, placed_row: Any, placed_column: Any, scalars: Any, node_limit: int, first: bool, events: Any,
 ) -> int:  # fmt: skip
     """Continue the depth-first search from the state in the arrays; see the module docstring."""
     depth = scalars[DEPTH]
@@ -113,14 +120,23 @@ def advance(
     solutions = scalars[SOLUTIONS]
     backtracks = scalars[BACKTRACKS]
     stop = nodes + node_limit
-    last_level = scalars[LAST_LEVEL]
+    recorded = scalars[EVENTS]
+    room = len(events) - 6  # two events at most per step, three numbers each
     code = EXHAUSTED
     while depth >= 0:
+        if room > 0 and recorded * 3 > room:
+            code = PAUSED  # the caller empties the events, then calls again
+            break
         remaining = candidates[depth]
         if remaining == 0:
             depth -= 1
             if depth >= 0:
                 backtracks += 1  # the queen tried at the parent is taken back
+                if room > 0:
+                    events[recorded * 3] = REMOVE
+                    events[recorded * 3 + 1] = placed_column[depth]
+                    events[recorded * 3 + 2] = placed_row[depth]
+                    recorded += 1
             continue
         if nodes >= stop:
             code = PAUSED
@@ -134,8 +150,12 @@ def advance(
             row, column = line[depth], position
         placed_row[depth] = row
         placed_column[depth] = column
-        last_level = depth
         nodes += 1
+        if room > 0:
+            events[recorded * 3] = PLACE
+            events[recorded * 3 + 1] = column
+            events[recorded * 3 + 2] = row
+            recorded += 1
         base, child = depth * n, (depth + 1) * n
         columns[child : child + n] = columns[base : base + n]
         rows[child : child + n] = rows[base : base + n]
@@ -151,9 +171,19 @@ def advance(
                 code = FOUND
                 break
             backtracks += 1
+            if room > 0:
+                events[recorded * 3] = REMOVE
+                events[recorded * 3 + 1] = column
+                events[recorded * 3 + 2] = row
+                recorded += 1
             continue
         if size == 0:
             backtracks += 1  # a dead end: the queen just placed is taken back
+            if room > 0:
+                events[recorded * 3] = REMOVE
+                events[recorded * 3 + 1] = column
+                events[recorded * 3 + 2] = row
+                recorded += 1
             continue
         depth += 1
         kind[depth] = next_kind
@@ -163,7 +193,7 @@ def advance(
     scalars[NODES] = nodes
     scalars[SOLUTIONS] = solutions
     scalars[BACKTRACKS] = backtracks
-    scalars[LAST_LEVEL] = last_level
+    scalars[EVENTS] = recorded
     return code
 
 

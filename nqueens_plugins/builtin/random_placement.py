@@ -101,8 +101,7 @@ class BritishMuseum(Solver):
                 boards[:, free] = generator.integers(0, n, size=(batch, len(free)))
             hits = np.flatnonzero(valid_boards(boards, blocked))
             if budget.trace is not None:  # every board drawn, up to the one that is valid
-                for board in boards[: int(hits[0]) + 1 if len(hits) else batch]:
-                    budget.trace.board(board)
+                budget.trace.boards(boards[: int(hits[0]) + 1 if len(hits) else batch].tolist())
             if len(hits):
                 attempts += int(hits[0]) + 1
                 return Outcome(Status.SOLVED, boards[hits[0]], attempts, attempts * len(free))
