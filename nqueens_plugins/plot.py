@@ -6,7 +6,10 @@
 * ERT against n on log axes, with bootstrap 95 % intervals;
 * success against n, with 95 % Wilson intervals;
 * for instance files, instances take the place of sizes: ERT and the fraction of
-  runs that answered, per instance.
+  runs that answered, per instance; and when the instances form a family (one
+  parameter varies: the prefix d of Excluded Diagonals files, the number of
+  blocked squares or of fixed queens), the fraction answered and the ERT pooled
+  over the instances of each value, against that parameter.
 
 matplotlib is an optional extra (``pip install 'nqueens-plugins[plot]'``); it is
 imported here only, with the non-interactive Agg backend, so nothing else pays
@@ -70,6 +73,9 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     if not groups:
         raise BadInput("the results file has no runs to plot")
     if any(key[2] for key in groups):
+        families = {group.family for group in groups.values() if group.family is not None}
+        if len({name for name, _ in families}) == 1 and len(families) > 1:
+            return family_figure(groups, plt)
         return instance_figure(groups, plt)
     sizes = sorted({key[1] for key in groups})
     shown = sizes if len(sizes) <= MAX_ECDF_PANELS else [sizes[round(i * (len(sizes) - 1) / (MAX_ECDF_PANELS - 1))]
@@ -172,3 +178,40 @@ def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         axis.grid(True, alpha=0.3)
     seconds_axis.legend(fontsize="small", loc="best")
     return figure
+
+
+def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
+    """An instance family against its parameter: runs pooled over the instances of each value."""
+    import numpy as np
+
+    from nqueens_plugins.statistics import ert
+
+    name = next(group.family[0] for group in groups.values() if group.family is not None)
+    pooled: dict[str, dict[int, list[Group]]] = {}
+    for key, group in groups.items():
+        if group.family is not None:
+            pooled.setdefault(variant_label(key), {}).setdefault(group.family[1], []).append(group)
+    figure, (answered_axis, ert_axis) = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    for label, by_value in sorted(pooled.items()):
+        values = sorted(by_value)
+        answered, costs = [], []
+        for value in values:
+            members = by_value[value]
+            runs = sum(len(group.seconds) for group in members)
+            decided = sum(group.statuses["solved"] + group.statuses["no-solution"] for group in members)
+            answered.append(100 * decided / runs)
+            seconds = np.concatenate([np.asarray(group.seconds, dtype=float) for group in members])
+            done = np.concatenate([np.asarray(group.answered, dtype=bool) for group in members])
+            costs.append(ert(seconds, done))
+        answered_axis.plot(values, answered, marker="o", label=label)
+        finite = [(v, c) for v, c in zip(values, costs) if np.isfinite(c)]
+        if finite:
+            ert_axis.plot([v for v, _ in finite], [max(c, 1e-6) for _, c in finite], marker="o", label=label)
+    answered_axis.set(xlabel=name, ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105),
+                      title="runs that gave an answer, over the family")  # fmt: skip
+    ert_axis.set(xlabel=name, yscale="log", ylabel="ERT to an answer (seconds)", title="expected running time, pooled per value")
+    for axis in (answered_axis, ert_axis):
+        axis.grid(True, which="both", alpha=0.3)
+    answered_axis.legend(fontsize="small", loc="best")
+    return figure
+

@@ -228,15 +228,20 @@ class Group:
     moves: list[float] = field(default_factory=list)
     solved: list[bool] = field(default_factory=list)
     counted: list[bool] = field(default_factory=list)  # not error or invalid: its counters mean something
+    answered: list[bool] = field(default_factory=list)  # solved and verified, or no-solution
     statuses: Counter[str] = field(default_factory=Counter)
     limits: set[float | None] = field(default_factory=set)
+    family: tuple[str, int] | None = None  # the instance family's parameter (family_parameter), for plots
 
     def add(self, record: Mapping[str, Any]) -> None:
+        if self.family is None:
+            self.family = family_parameter(record)
         self.seconds.append(float(record["seconds"]))
         self.iterations.append(float(record.get("iterations") or 0))
         self.moves.append(float(record.get("moves") or 0))
         self.solved.append(record["status"] == "solved" and record.get("verified") is True)
         self.counted.append(record["status"] not in ("error", "invalid"))
+        self.answered.append(self.solved[-1] or record["status"] == "no-solution")
         self.statuses[str(record["status"])] += 1
         limit = record.get("timeout")
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
@@ -245,6 +250,20 @@ class Group:
         limits = [limit for limit in self.limits if limit is not None]
         limit = max(limits) if limits and None not in self.limits else None
         return Runs.of(self.seconds, self.iterations, self.solved, limit)
+
+
+def family_parameter(record: Mapping[str, Any]) -> tuple[str, int] | None:
+    """What an instance family varies, read off a record: the prefix d of an Excluded Diagonals
+    file (FILE@d), else the number of blocked squares, else of fixed queens; None for plain boards."""
+    source = str(record.get("source") or "")
+    match = re.search(r"@(\d+)$", source)
+    if match:
+        return ("excluded diagonals d", int(match.group(1)))
+    if record.get("blocked"):
+        return ("blocked squares", len(record["blocked"]))
+    if record.get("fixed"):
+        return ("fixed queens", len(record["fixed"]))
+    return None
 
 
 GroupKey = tuple[str, int, str, Any, Any]  # solver, n, instance, seed, version
@@ -271,10 +290,11 @@ def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Gro
     merged: dict[GroupKey, Group] = defaultdict(Group)  # keyed by seed and version only where they vary
     for (solver, n, instance, seed, version), group in groups.items():
         target = merged[(solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)]
-        for name in ("seconds", "iterations", "moves", "solved", "counted"):
+        for name in ("seconds", "iterations", "moves", "solved", "counted", "answered"):
             getattr(target, name).extend(getattr(group, name))
         target.statuses.update(group.statuses)
         target.limits |= group.limits
+        target.family = target.family or group.family
     return merged, notes
 
 

@@ -240,3 +240,19 @@ def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_c
     assert not_white > 0.05 and pixels.std() > 0.05  # text, tables, the figure and boards, not a blank page
     console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert not console, console
+
+
+def test_an_instance_family_is_plotted_against_its_parameter() -> None:
+    from nqueens_plugins.plot import svg_figure
+    from nqueens_plugins.report import group_runs
+
+    records = []
+    for d in (2, 4, 6):
+        for trial in range(3):
+            record = run_record("bitset-mrv", 0.01 * d, True, trial=trial, n=10)
+            record["source"] = f"diag-10-4-1.param@{d}"
+            records.append(record)
+    groups, _ = group_runs(records)
+    assert {group.family for group in groups.values()} == {("excluded diagonals d", 2), ("excluded diagonals d", 4),
+                                                             ("excluded diagonals d", 6)}  # fmt: skip
+    assert "excluded diagonals d" in svg_figure(groups)

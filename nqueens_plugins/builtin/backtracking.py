@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
+from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Trace
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
@@ -104,6 +104,7 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     poll = CHECK_EVERY
     iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
     trace = budget.trace
+    shown = 0  # traced: the depths whose queens the trace shows
     depth = 0
     last = depth_count - 1
     while depth >= 0:
@@ -117,13 +118,11 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
             diagonals ^= bit << free[depth]
             anti ^= bit << shifts[depth]
             backtracks += 1
-            if trace is not None:
-                trace.remove(free[depth])
             continue
         bit = options & -options
         available[depth] = options ^ bit
-        if trace is not None:
-            trace.place(free[depth], bit.bit_length() - 1)
+        if trace is not None:  # the queens taken back since the last placement, then this one
+            shown = report_placement(trace, free, shown, depth, bit)
         moves += 1
         poll -= 1
         if moves + backtracks >= iteration_cap or (not poll and budget.out_of_time()):
@@ -137,9 +136,7 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
                 for index, column in enumerate(free):
                     queens[column] = placed[index].bit_length() - 1
                 return SearchResult(Status.SOLVED, queens, 1, moves, backtracks)
-            backtracks += 1  # the last queen is taken back to look for the next solution
-            if trace is not None:
-                trace.remove(free[depth])
+            backtracks += 1  # the last queen is taken back to look for the next solution (never traced: counting)
             continue
         placed[depth] = bit
         rows |= bit
@@ -147,8 +144,23 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
         anti |= bit << shifts[depth]
         depth += 1
         available[depth] = allowed[depth] & ~(rows | (diagonals >> free[depth]) | (anti >> shifts[depth]))
+    if trace is not None:
+        report_placement(trace, free, shown, 0, 0)  # the tree is exhausted: every queen taken back
     status = Status.SOLVED if solutions and not first else Status.NO_SOLUTION
     return SearchResult(status, None, solutions, moves, backtracks)
+
+
+def report_placement(trace: Trace, free: list[int], shown: int, depth: int, bit: int) -> int:
+    """Tell the trace which queens were taken back (depths ``depth`` .. ``shown``-1, deepest first)
+    and which was placed (``bit`` at ``depth``; none if 0). Done at placement time, so that the
+    untraced search pays one test per placement and none per backtrack; the events come out in
+    the same order as if each were reported when it happened."""
+    for taken_back in range(shown - 1, depth - 1, -1):
+        trace.remove(free[taken_back])
+    if not bit:
+        return depth
+    trace.place(free[depth], bit.bit_length() - 1)
+    return depth + 1
 
 
 def attack_mask(n: int, row: int, distance: int) -> int:
