@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+from array import array
 import json
 import math
 import re
@@ -223,12 +224,13 @@ def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
 class Group:
     """What a summary keeps of one group's runs while the file streams past: numbers, not records."""
 
-    seconds: list[float] = field(default_factory=list)
-    iterations: list[float] = field(default_factory=list)
-    moves: list[float] = field(default_factory=list)
-    solved: list[bool] = field(default_factory=list)
-    counted: list[bool] = field(default_factory=list)  # not error or invalid: its counters mean something
-    answered: list[bool] = field(default_factory=list)  # solved and verified, or no-solution
+    # Typed arrays (8 bytes a number, 1 a flag), not lists of objects: a million runs stay small.
+    seconds: array[float] = field(default_factory=lambda: array("d"))
+    iterations: array[float] = field(default_factory=lambda: array("d"))
+    moves: array[float] = field(default_factory=lambda: array("d"))
+    solved: array[int] = field(default_factory=lambda: array("b"))
+    counted: array[int] = field(default_factory=lambda: array("b"))  # not error or invalid: its counters mean something
+    answered: array[int] = field(default_factory=lambda: array("b"))  # solved and verified, or no-solution
     statuses: Counter[str] = field(default_factory=Counter)
     limits: set[float | None] = field(default_factory=set)
     family: tuple[str, int] | None = None  # the instance family's parameter (family_parameter), for plots
@@ -241,7 +243,7 @@ class Group:
         self.moves.append(float(record.get("moves") or 0))
         self.solved.append(record["status"] == "solved" and record.get("verified") is True)
         self.counted.append(record["status"] not in ("error", "invalid"))
-        self.answered.append(self.solved[-1] or record["status"] == "no-solution")
+        self.answered.append(bool(self.solved[-1]) or record["status"] == "no-solution")
         self.statuses[str(record["status"])] += 1
         limit = record.get("timeout")
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
@@ -317,7 +319,7 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
         runs = group.runs()
         solved = int(runs.solved.sum())
         low, high = wilson_interval(solved, len(runs))
-        counted = np.asarray(group.counted)
+        counted = np.asarray(group.counted, dtype=bool)
         quartiles = [censored_quantile(runs, q) for q in (0.25, 0.5, 0.75)]
         rows.append(
             SummaryRow(

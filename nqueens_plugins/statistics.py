@@ -53,7 +53,8 @@ class Runs:
     limit: float | None  # seconds; None when the runs had no time limit
 
     @classmethod
-    def of(cls, seconds: Sequence[float], iterations: Sequence[float], solved: Sequence[bool], limit: float | None) -> Runs:
+    def of(cls, seconds: Sequence[float], iterations: Sequence[float], solved: Sequence[bool] | Sequence[int],
+           limit: float | None) -> Runs:  # fmt: skip
         return cls(np.asarray(seconds, dtype=float), np.asarray(iterations, dtype=float), np.asarray(solved, dtype=bool),
                    limit)  # fmt: skip
 
