@@ -4,7 +4,8 @@
   its time without (many runs, in this process);
 * tracing off: the same workloads are no slower than at git revision REV (the commit
   before tracing) by more than 3 %: REV is checked out in a temporary worktree and both
-  are timed in fresh processes, interleaved, median of 7.
+  are timed in fresh processes, interleaved, 7 times each; the fastest of each is
+  compared (the medians are shown too).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def main() -> None:
                note=f"{plain * 1e3:.3f} ms -> {traced * 1e3:.3f} ms")  # fmt: skip
     if "--against" in sys.argv:
         revision = sys.argv[sys.argv.index("--against") + 1]
-        header(f"tracing off: these sources against revision {revision} (median of 7, fresh processes)")
+        header(f"tracing off: these sources against revision {revision} (fastest of 7, fresh processes)")
         with tempfile.TemporaryDirectory() as folder:
             old = Path(folder) / "old"
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), revision], check=True,
@@ -81,9 +82,11 @@ def main() -> None:
                         for spec, seconds in workload_times(source).items():
                             bucket.setdefault(spec, []).append(seconds)
                 for spec in now:
-                    ratio = statistics.median(now[spec]) / statistics.median(before[spec])
+                    # The fastest of 7 estimates the code's own cost (timeit's rule): a busy moment only adds.
+                    ratio = min(now[spec]) / min(before[spec])
+                    median_ratio = statistics.median(now[spec]) / statistics.median(before[spec])
                     report(f"{spec} untraced, now / {revision}", ratio, 1.03, unit="x",
-                           note=f"{statistics.median(before[spec]):.3f} s -> {statistics.median(now[spec]):.3f} s")
+                           note=f"fastest {min(before[spec]):.3f} s -> {min(now[spec]):.3f} s; medians {median_ratio:.3f}x")
             finally:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], capture_output=True)
     finish()

@@ -7,6 +7,7 @@ every method still runs, in plain Python.
 from __future__ import annotations
 
 import functools
+import importlib.util
 from collections.abc import Mapping
 from typing import Any
 
@@ -40,5 +41,8 @@ def use_numba(options: Mapping[str, Any]) -> bool:
 
 
 def engine_of(options: Mapping[str, Any]) -> str:
-    """``Solver.engine`` for the solvers with a ``kernel`` option."""
-    return "numba (compiled)" if use_numba(options) else "python"
+    """``Solver.engine`` for the solvers with a ``kernel`` option. Looks numba up without importing
+    it (half a second), so that ``nqueens plugins`` stays fast."""
+    if options["kernel"] == "python":
+        return "python"
+    return "numba (compiled)" if importlib.util.find_spec("numba") is not None else "python"
