@@ -256,3 +256,12 @@ def test_an_instance_family_is_plotted_against_its_parameter() -> None:
     assert {group.family for group in groups.values()} == {("excluded diagonals d", 2), ("excluded diagonals d", 4),
                                                              ("excluded diagonals d", 6)}  # fmt: skip
     assert "excluded diagonals d" in svg_figure(groups)
+
+
+def test_without_scipy_the_baseline_says_what_to_install(tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy", None)  # as if not installed: importing it raises ImportError
+    results = write_results(tmp_path / "runs.jsonl", [run_record("a", 0.1, True), run_record("b", 0.2, True, trial=1)])
+    code, _, err = run_cli("report", str(results), "--baseline", "a")
+    assert code == 2 and "pip install 'nqueens-plugins[report]'" in err and err.count("\n") == 1
