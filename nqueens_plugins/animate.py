@@ -18,12 +18,12 @@ one always the final board); the HTML page says when frames were left out.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.drawing import ATTACKED, BLOCKED, DARK, LIGHT, QUEEN
+from nqueens_plugins.drawing import ATTACKED, BLOCKED, DARK, LIGHT, QUEEN, attacked_columns, attacking_pairs
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.problem import replay
 
@@ -78,17 +78,6 @@ def frames_of(document: Mapping[str, Any]) -> list[list[int]]:
         return [start, *replay(n, document["events"], fixed)]
     except (ValueError, IndexError, TypeError, KeyError) as exc:
         raise BadInput(f"the trace's events cannot be replayed: {exc}") from None
-
-
-def cost(board: Sequence[int]) -> int:
-    """Attacking pairs among the queens on the board (empty columns are -1)."""
-    placed = [(c, r) for c, r in enumerate(board) if r >= 0]
-    pairs = 0
-    for index, (c1, r1) in enumerate(placed):
-        for c2, r2 in placed[index + 1 :]:
-            if r1 == r2 or abs(r1 - r2) == c2 - c1:
-                pairs += 1
-    return pairs
 
 
 def sample(count: int, limit: int) -> list[int]:
@@ -194,7 +183,7 @@ def html_page(document: Mapping[str, Any], frames: list[list[int]], steps: list[
     script = PAGE_SCRIPT
     for name, colour in (("BLOCKED", BLOCKED), ("DARK", DARK), ("LIGHT", LIGHT), ("QUEEN", QUEEN), ("ATTACKED", ATTACKED)):
         script = script.replace(f'"{name}"', json.dumps(colour))
-    data = {"n": document["n"], "frames": frames, "steps": steps, "total": total - 1, "costs": [cost(f) for f in frames],
+    data = {"n": document["n"], "frames": frames, "steps": steps, "total": total - 1, "costs": [attacking_pairs(f) for f in frames],
             "blocked": document.get("blocked") or [], "fixed": document.get("fixed") or {}}  # fmt: skip
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     left_out = "" if len(frames) == total else f" ({len(frames):,} of its {total:,} frames shown, evenly spaced)"
@@ -235,7 +224,7 @@ def svg_animation(document: Mapping[str, Any], frames: list[list[int]], seconds_
         begin = f"{index * seconds_per_frame:.2f}s"
         timing = f'begin="{begin}" fill="freeze"' if last else f'begin="{begin}" dur="{seconds_per_frame:.2f}s"'
         parts.append(f'<g visibility="hidden"><set attributeName="visibility" to="visible" {timing}/>')
-        hit = partial_attacked(board)
+        hit = attacked_columns(board)
         for column, row in enumerate(board):
             if row < 0:
                 continue
@@ -249,17 +238,6 @@ def svg_animation(document: Mapping[str, Any], frames: list[list[int]], seconds_
     return "".join(parts)
 
 
-def partial_attacked(board: Sequence[int]) -> set[int]:
-    """Attacked columns of a board with empty columns (-1)."""
-    placed = [(c, r) for c, r in enumerate(board) if r >= 0]
-    hit: set[int] = set()
-    for index, (c1, r1) in enumerate(placed):
-        for c2, r2 in placed[index + 1 :]:
-            if r1 == r2 or abs(r1 - r2) == c2 - c1:
-                hit |= {c1, c2}
-    return hit
-
-
 def gif(document: Mapping[str, Any], frames: list[list[int]], output: Path) -> None:
     from matplotlib import animation, patches
 
@@ -267,7 +245,7 @@ def gif(document: Mapping[str, Any], frames: list[list[int]], output: Path) -> N
 
     plt = pyplot()
     n = int(document["n"])
-    costs = [cost(board) for board in frames]
+    costs = [attacking_pairs(board) for board in frames]
     figure, (board_axis, cost_axis) = plt.subplots(2, 1, figsize=(4.8, 6.2), gridspec_kw={"height_ratios": [4, 1]},
                                                    constrained_layout=True)  # fmt: skip
     blocked = {(int(c), int(r)) for c, r in document.get("blocked") or []}
@@ -285,7 +263,7 @@ def gif(document: Mapping[str, Any], frames: list[list[int]], output: Path) -> N
 
     def draw(index: int) -> Any:
         board = frames[index]
-        hit = partial_attacked(board)
+        hit = attacked_columns(board)
         points = [(c + 0.5, n - 1 - r + 0.5) for c, r in enumerate(board) if r >= 0]
         queens_drawn.set_offsets(points or [(-10, -10)])
         ringed = [(c + 0.5, n - 1 - r + 0.5) for c, r in enumerate(board) if r >= 0 and c in hit]

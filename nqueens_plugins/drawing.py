@@ -16,16 +16,27 @@ MAX_DRAWN = 64  # larger boards are not drawn square by square
 LIGHT, DARK, QUEEN, ATTACKED, BLOCKED = "#f0d9b5", "#b58863", "#1b1b1b", "#d62728", "#8c8c8c"
 
 
-def attacked_columns(queens: Sequence[int] | np.ndarray) -> set[int]:
-    """Columns whose queen shares a row or a diagonal with another queen."""
+def lines_of(queens: Sequence[int] | np.ndarray) -> list[dict[int, list[int]]]:
+    """The columns of the queens on each row, diagonal and anti-diagonal (-1: an empty column)."""
     rows: dict[int, list[int]] = {}
     diagonals: dict[int, list[int]] = {}
     anti: dict[int, list[int]] = {}
     for column, row in enumerate(int(r) for r in queens):
-        rows.setdefault(row, []).append(column)
-        diagonals.setdefault(row + column, []).append(column)
-        anti.setdefault(row - column, []).append(column)
-    return {c for lines in (rows, diagonals, anti) for columns in lines.values() if len(columns) > 1 for c in columns}
+        if row >= 0:
+            rows.setdefault(row, []).append(column)
+            diagonals.setdefault(row + column, []).append(column)
+            anti.setdefault(row - column, []).append(column)
+    return [rows, diagonals, anti]
+
+
+def attacked_columns(queens: Sequence[int] | np.ndarray) -> set[int]:
+    """Columns whose queen shares a row or a diagonal with another queen."""
+    return {c for lines in lines_of(queens) for columns in lines.values() if len(columns) > 1 for c in columns}
+
+
+def attacking_pairs(queens: Sequence[int] | np.ndarray) -> int:
+    """Pairs of queens that attack each other (the cost the local-search methods minimise)."""
+    return sum(len(columns) * (len(columns) - 1) // 2 for lines in lines_of(queens) for columns in lines.values())
 
 
 def board_svg(

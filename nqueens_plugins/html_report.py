@@ -18,7 +18,8 @@ from typing import Any
 
 from nqueens_plugins.drawing import board_svg
 from nqueens_plugins.report import (
-    SUMMARY_COLUMNS, BaselineRow, Group, GroupKey, SummaryRow, row_label_columns, summary_rows,
+    SUMMARY_COLUMNS, BaselineRow, Group, GroupKey, SummaryRow, baseline_cells, baseline_headers, row_label_columns,
+    summary_rows,
 )  # fmt: skip
 
 BOARDS_SHOWN = 6
@@ -117,17 +118,11 @@ def summary_table(rows: Sequence[SummaryRow]) -> str:
 
 
 def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
-    head = "".join(f"<th>{escape(title)}</th>" for title in
-                   ("solver", "n", "instance", "runs", f"ERT / ERT of {baseline} (95% CI)", "p (Mann-Whitney)", "verdict"))
-    body = []
-    for row in rows:
-        ratio = "-" if row.ert_ratio is None else f"{row.ert_ratio:.2f}"
-        if row.ratio_low is not None and row.ratio_high is not None:
-            ratio += f" ({row.ratio_low:.2f}-{row.ratio_high:.2f})"
-        cells = [row.solver, str(row.n), row.instance or "-", f"{row.runs} vs {row.baseline_runs}", ratio,
-                 "-" if row.p_value is None else f"{row.p_value:.3g}", row.verdict]  # fmt: skip
-        body.append("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in cells) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    with_instances = any(row.instance for row in rows)
+    head = "".join(f"<th>{escape(title)}</th>" for title in baseline_headers(baseline, with_instances))
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in baseline_cells(row, with_instances)) + "</tr>"
+                   for row in rows)  # fmt: skip
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 DEFINITIONS = """<h2>Definitions</h2><dl class="definitions">

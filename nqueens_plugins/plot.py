@@ -19,6 +19,7 @@ for it. The format follows the output's extension: PNG, SVG or PDF.
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -88,25 +89,22 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     colours = {label: f"C{index % 10}" for index, label in enumerate(labels)}
     rows = summary_rows(groups)
     for label in labels:
-        keys = sorted((key for key in groups if variant_label(key) == label), key=lambda key: key[1])
-        points = [(key[1], groups[key].runs()) for key in keys]
-        row_of = {(row.n, row.seed, row.version): row for row in rows if variant_label(row_key(row)) == label}
-        xs, ys, lows, highs = [], [], [], []
-        for n, runs in points:
-            row = row_of[(n, *keys[0][3:])]
-            if row.ert_seconds is None:
+        points = sorted((row for row in rows if variant_label(row_key(row)) == label), key=lambda row: row.n)
+        sizes, erts, below, above = [], [], [], []
+        for row in points:
+            if row.ert_seconds is None:  # nothing solved: no ERT to draw
                 continue
-            interval = ert_interval(runs)
-            xs.append(n)
-            ys.append(max(row.ert_seconds, 1e-6))
-            lows.append(max(row.ert_seconds - interval[0], 0) if interval else 0)
-            highs.append((interval[1] - row.ert_seconds) if interval and interval[1] != float("inf") else 0)
-        if xs:
-            ert_axis.errorbar(xs, ys, yerr=[lows, highs], marker="o", capsize=3, color=colours[label], label=label)
-        success = [row_of[(n, *keys[0][3:])] for n, _ in points]
-        success_axis.plot([r.n for r in success], [100 * r.success_rate for r in success], marker="o", color=colours[label])
-        success_axis.fill_between([r.n for r in success], [100 * r.success_low for r in success],
-                                  [100 * r.success_high for r in success], alpha=0.08, color=colours[label])  # fmt: skip
+            interval = ert_interval(groups[row_key(row)].runs())
+            sizes.append(row.n)
+            erts.append(max(row.ert_seconds, 1e-6))
+            below.append(max(row.ert_seconds - interval[0], 0) if interval else 0)
+            above.append(interval[1] - row.ert_seconds if interval and math.isfinite(interval[1]) else 0)
+        if sizes:
+            ert_axis.errorbar(sizes, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label)
+        success_axis.plot([row.n for row in points], [100 * row.success_rate for row in points], marker="o",
+                          color=colours[label])  # fmt: skip
+        success_axis.fill_between([row.n for row in points], [100 * row.success_low for row in points],
+                                  [100 * row.success_high for row in points], alpha=0.08, color=colours[label])  # fmt: skip
     ert_axis.set(xscale="log", yscale="log", xlabel="n", ylabel="ERT (seconds)",
                  title="expected running time (bootstrap 95% interval)")  # fmt: skip
     success_axis.set(xscale="log", xlabel="n", ylabel="solved and verified (%)", ylim=(-2, 102),
@@ -197,11 +195,9 @@ def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         answered, costs = [], []
         for value in values:
             members = by_value[value]
-            runs = sum(len(group.seconds) for group in members)
-            decided = sum(group.statuses["solved"] + group.statuses["no-solution"] for group in members)
-            answered.append(100 * decided / runs)
             seconds = np.concatenate([np.asarray(group.seconds, dtype=float) for group in members])
             done = np.concatenate([np.asarray(group.answered, dtype=bool) for group in members])
+            answered.append(100 * float(done.mean()))
             costs.append(ert(seconds, done))
         answered_axis.plot(values, answered, marker="o", label=label)
         finite = [(v, c) for v, c in zip(values, costs) if np.isfinite(c)]

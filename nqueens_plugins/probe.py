@@ -50,10 +50,8 @@ from importlib.metadata import EntryPoint
 names = []
 try:
     plugin = EntryPoint(name="probe", value=sys.argv[1], group="nqueens").load()
-    import pluggy
-    from nqueens_plugins import hookspecs
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
-    manager.add_hookspecs(hookspecs)
+    from nqueens_plugins.host import make_plugin_manager
+    manager = make_plugin_manager()
     manager.register(plugin, name="probe")
     def register(solver):
         name = getattr(solver, "name", None)

@@ -377,6 +377,21 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
     return rows
 
 
+def baseline_headers(baseline: str, with_instances: bool) -> list[str]:
+    instance = ["instance"] if with_instances else []
+    return ["solver", "n", *instance, "runs", f"ERT / ERT of {baseline} (95% CI)", "p (Mann-Whitney)", "verdict"]
+
+
+def baseline_cells(row: BaselineRow, with_instances: bool) -> list[str]:
+    """One row of the comparison with a baseline, as text (the table, markdown and the HTML report)."""
+    ratio = "-" if row.ert_ratio is None else f"{row.ert_ratio:.2f}"  # "-": one of the two never solved
+    if row.ert_ratio is not None and row.ratio_low is not None and row.ratio_high is not None:
+        ratio += f" ({row.ratio_low:.2f}-{row.ratio_high:.2f})"
+    instance = [row.instance or "-"] if with_instances else []
+    return [row.solver, str(row.n), *instance, f"{row.runs} vs {row.baseline_runs}", ratio,
+            "-" if row.p_value is None else f"{row.p_value:.3g}", row.verdict]  # fmt: skip
+
+
 def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
     if fmt == "json":
         return json.dumps({"baseline": baseline, "rows": [asdict(row) for row in rows]}, indent=2)
@@ -388,23 +403,9 @@ def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
             writer.writerow([baseline, *(getattr(row, name) for name in BaselineRow.__dataclass_fields__)])
         return buffer.getvalue().rstrip("\n")
 
-    def ratio(row: BaselineRow) -> str:
-        if row.ert_ratio is None:
-            return "-"  # no success for one of the two: no ratio
-        interval = f" ({row.ratio_low:.2f}-{row.ratio_high:.2f})" if row.ratio_low is not None else ""
-        return f"{row.ert_ratio:.2f}{interval}"
-
-    headers = ["solver", "n", "runs", f"ERT / ERT of {baseline} (95% CI)", "p (Mann-Whitney)", "verdict"]
     with_instances = any(row.instance for row in rows)
-    if with_instances:
-        headers.insert(2, "instance")
-    lines = []
-    for row in rows:
-        cells = [row.solver, str(row.n), f"{row.runs} vs {row.baseline_runs}", ratio(row),
-                 "-" if row.p_value is None else f"{row.p_value:.3g}", row.verdict]  # fmt: skip
-        if with_instances:
-            cells.insert(2, row.instance or "-")
-        lines.append(cells)
+    headers = baseline_headers(baseline, with_instances)
+    lines = [baseline_cells(row, with_instances) for row in rows]
     if fmt == "markdown":
         text = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
         return "\n".join(text + ["| " + " | ".join(cells) + " |" for cells in lines])

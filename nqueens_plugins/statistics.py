@@ -33,6 +33,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -126,14 +127,9 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
             with np.errstate(divide="ignore", invalid="ignore"):
                 return a_ert / b_ert
 
-        indices = (np.arange(len(variant), dtype=float), np.arange(len(baseline), dtype=float))
-        with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-            warnings.simplefilter("ignore")  # resamples without a success: an infinite or undefined ratio
-            result = stats.bootstrap(indices, ratio_of, n_resamples=BOOTSTRAP_RESAMPLES, vectorized=True,
-                                     method="percentile", random_state=np.random.default_rng(seed))  # fmt: skip
-        interval = result.confidence_interval
-        if np.isfinite(interval.low) and np.isfinite(interval.high):
-            low, high = float(interval.low), float(interval.high)
+        interval = percentile_interval((len(variant), len(baseline)), ratio_of, seed)
+        if math.isfinite(interval[0]) and math.isfinite(interval[1]):
+            low, high = interval
     p_value = None
     if len(variant) >= 2 and len(baseline) >= 2:
         limits = [limit for limit in (variant.limit, baseline.limit) if limit is not None]
@@ -150,18 +146,26 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
 def ert_interval(runs: Runs, seed: int = 0) -> tuple[float, float] | None:
     """A bootstrap 95 % interval of the ERT in seconds (None without scipy, or with fewer than two runs or no success)."""
     try:
-        from scipy import stats
+        import scipy  # noqa: F401 - the `report` extra; plots go without intervals when it is missing
     except ImportError:
         return None
     if len(runs) < 2 or not runs.solved.any():
         return None
+    low, high = percentile_interval((len(runs),), lambda a, axis=-1: take_ert(runs, a, axis), seed)
+    return (low, high) if math.isfinite(low) else None  # high may be inf: some resamples never solve
+
+
+def percentile_interval(sizes: Sequence[int], statistic: Any, seed: int) -> tuple[float, float]:
+    """A bootstrap 95 % percentile interval of ``statistic(indices..., axis)``, resampling the run
+    indices of each sample on its own (``sizes``: runs per sample)."""
+    from scipy import stats
+
+    samples = tuple(np.arange(size, dtype=float) for size in sizes)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore")  # resamples without a success have an infinite ERT: expected
-        result = stats.bootstrap((np.arange(len(runs), dtype=float),), lambda a, axis=-1: take_ert(runs, a, axis),
-                                 n_resamples=BOOTSTRAP_RESAMPLES, vectorized=True, method="percentile",
-                                 random_state=np.random.default_rng(seed))  # fmt: skip
-    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
-    return (low, high) if math.isfinite(low) and math.isfinite(high) else (low, math.inf) if math.isfinite(low) else None
+        warnings.simplefilter("ignore")  # resamples without a success give infinite or undefined values
+        result = stats.bootstrap(samples, statistic, n_resamples=BOOTSTRAP_RESAMPLES, vectorized=True,
+                                 method="percentile", random_state=np.random.default_rng(seed))  # fmt: skip
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 
 def take_ert(runs: Runs, indices: np.ndarray, axis: int) -> np.ndarray:

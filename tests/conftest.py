@@ -76,3 +76,4 @@ def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
         return code, captured.out, captured.err
 
     return invoke
+

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import nqueens_plugins as nq
+from browser import needs_chromium, render_in_chromium
 from nqueens_plugins.records import environment
 from nqueens_plugins.solver import expand_sweep
 from nqueens_plugins.statistics import Runs, censored_quantile, compare_to_baseline, ert, par
@@ -219,26 +218,13 @@ def test_html_report_bad_output_is_one_line(comparison: Path, run_cli) -> None:
     assert code == 2 and err.count("\n") == 1
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+@needs_chromium
 def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_cli) -> None:
-    import matplotlib.image
-
     page = tmp_path / "report.html"
     assert run_cli("report", str(comparison), "--format", "html", "-o", str(page))[0] == 0
-    shot = tmp_path / "shot.png"
-    done = subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-         f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert shot.exists(), done.stderr[-2000:]
-    pixels = matplotlib.image.imread(shot)[:, :, :3]
+    pixels, console = render_in_chromium(page, 1280, 2400)
     not_white = (pixels < 0.95).any(axis=2).mean()
     assert not_white > 0.05 and pixels.std() > 0.05  # text, tables, the figure and boards, not a blank page
-    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
     assert not console, console
 
 

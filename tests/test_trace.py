@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 import nqueens_plugins as nq
+from browser import needs_chromium, render_in_chromium
 from nqueens_plugins.problem import replay
 
 TRACED = [
@@ -82,25 +81,12 @@ def test_bad_trace_input_is_one_line(tmp_path: Path, run_cli, args: list[str], w
     assert code == 2 and words in err and err.count("\n") == 1
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+@needs_chromium
 def test_the_animation_page_runs_in_chromium(tmp_path: Path, run_cli) -> None:
-    import matplotlib.image
-
     nq.solve("min-conflicts", 12, seed=1, trace=tmp_path / "run.json")
     page = tmp_path / "run.html"
     assert run_cli("animate", str(tmp_path / "run.json"), "-o", str(page))[0] == 0
-    shot = tmp_path / "shot.png"
-    done = subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-         f"--screenshot={shot}", "--window-size=700,900", page.as_uri()],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert shot.exists(), done.stderr[-2000:]
-    console = [line for line in done.stderr.splitlines() if "CONSOLE" in line or "Uncaught" in line]
+    pixels, console = render_in_chromium(page, 700, 900)
     assert not console, console
-    pixels = matplotlib.image.imread(shot)[:, :, :3]
     board = pixels[190:660, 25:500]  # where the script draws the board: squares, so not blank
     assert board.std() > 0.05

@@ -59,6 +59,15 @@ def popcount(x: int) -> int:
 
 
 @register_jitable(inline="always")
+def record(events: Any, recorded: int, kind: int, column: int, row: int) -> int:
+    """Write one (kind, column, row) event at index ``recorded``; returns the new count."""
+    events[recorded * 3] = kind
+    events[recorded * 3 + 1] = column
+    events[recorded * 3 + 2] = row
+    return recorded + 1
+
+
+@register_jitable(inline="always")
 def place(n: int, columns: Any, rows: Any, base: int, done_columns: int, done_rows: int, row: int, column: int) -> None:
     """Remove every square the queen at (row, column) attacks from the open lines at ``base``.
 
@@ -133,10 +142,7 @@ def advance(
             if depth >= 0:
                 backtracks += 1  # the queen tried at the parent is taken back
                 if room > 0:
-                    events[recorded * 3] = REMOVE
-                    events[recorded * 3 + 1] = placed_column[depth]
-                    events[recorded * 3 + 2] = placed_row[depth]
-                    recorded += 1
+                    recorded = record(events, recorded, REMOVE, placed_column[depth], placed_row[depth])
             continue
         if nodes >= stop:
             code = PAUSED
@@ -152,10 +158,7 @@ def advance(
         placed_column[depth] = column
         nodes += 1
         if room > 0:
-            events[recorded * 3] = PLACE
-            events[recorded * 3 + 1] = column
-            events[recorded * 3 + 2] = row
-            recorded += 1
+            recorded = record(events, recorded, PLACE, column, row)
         base, child = depth * n, (depth + 1) * n
         columns[child : child + n] = columns[base : base + n]
         rows[child : child + n] = rows[base : base + n]
@@ -172,18 +175,12 @@ def advance(
                 break
             backtracks += 1
             if room > 0:
-                events[recorded * 3] = REMOVE
-                events[recorded * 3 + 1] = column
-                events[recorded * 3 + 2] = row
-                recorded += 1
+                recorded = record(events, recorded, REMOVE, column, row)
             continue
         if size == 0:
             backtracks += 1  # a dead end: the queen just placed is taken back
             if room > 0:
-                events[recorded * 3] = REMOVE
-                events[recorded * 3 + 1] = column
-                events[recorded * 3 + 2] = row
-                recorded += 1
+                recorded = record(events, recorded, REMOVE, column, row)
             continue
         depth += 1
         kind[depth] = next_kind
