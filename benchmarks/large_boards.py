@@ -11,8 +11,11 @@
 * the verifier: 10^7 queens within 0.5 s;
 * the numba compilation, done once per machine and cached, is reported apart.
 
+* min-conflicts[init=greedy] at 10^7 (with the 10^7 figures): at most 16 bytes per queen;
+
 Before issue 11 (same machine): 10^7 in 6.9 s at 79 bytes a queen; 10^8 in about a
-minute at about 8 GiB; 10^9 refused.
+minute at about 8 GiB; 10^9 refused; min-conflicts[init=greedy] 124 bytes a queen
+at 10^6 (4.4 s). Before the initial search prefetched: swap-search 10^8 in 55-59 s.
 """
 
 from __future__ import annotations
@@ -28,21 +31,21 @@ from nqueens_plugins.verify import board_error
 PEAK_MEMORY_PROGRAM = """
 import resource, sys, time
 import nqueens_plugins as nq
-nq.solve("swap-search", 1000, isolate=False)  # the kernel loaded, outside the timing
+nq.solve(sys.argv[2], 1000, isolate=False)  # the kernel loaded, outside the timing
 # resident now (KiB), not the peak so far: loading the kernel peaks higher than it stays
 before = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS:"))
 start = time.perf_counter()
-result = nq.solve("swap-search", int(sys.argv[1]), isolate=False)
+result = nq.solve(sys.argv[2], int(sys.argv[1]), isolate=False)
 seconds = time.perf_counter() - start
 assert result.verified, result.status
 print(seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, before)
 """
 
 
-def solve_apart(n: int) -> tuple[float, float, float]:
+def solve_apart(n: int, solver: str = "swap-search") -> tuple[float, float, float]:
     """(seconds to solve and verify, peak bytes per queen, and the same above what the process held
-    before the board: its imports) of swap-search on n queens in a fresh process."""
-    output = subprocess.run([sys.executable, "-c", PEAK_MEMORY_PROGRAM, str(n)], capture_output=True, text=True,
+    before the board: its imports) of ``solver`` on n queens in a fresh process."""
+    output = subprocess.run([sys.executable, "-c", PEAK_MEMORY_PROGRAM, str(n), solver], capture_output=True, text=True,
                             check=True).stdout.split()  # fmt: skip
     peak, before = int(output[1]) * 1024, int(output[2]) * 1024
     return float(output[0]), peak / n, (peak - before) / n
@@ -55,7 +58,7 @@ import numpy as np
 q = np.arange(8, dtype=np.int32); t = np.zeros(1, dtype=np.int64); u = np.zeros(1, dtype=np.int64)
 d = np.zeros(15, dtype=np.int8); a = np.zeros(15, dtype=np.int8)
 swap_kernel.COMPILED["seed_generator"](1)
-swap_kernel.COMPILED["initial_search"](q, t, u, 8, 8, 4)
+swap_kernel.COMPILED["initial_search"](q, t, u, 8, 8, 4, np.zeros(swap_kernel.DRAWS_AHEAD))
 swap_kernel.COMPILED["final_search"](q, d, a, 8, swap_kernel.COMPILED["place_counters"](q, d, a, 8), 10)
 print(time.perf_counter() - start)
 """
@@ -84,6 +87,12 @@ def main() -> None:
         report(f"peak resident bytes per queen, n={n:,}, imports included", per_queen, 16.0 if n >= 10**8 else None,
                unit="B")  # fmt: skip
         report(f"peak resident bytes per queen, n={n:,}, above the imports", above_imports, 16.0, unit="B")
+    if "--skip-10-7" not in sys.argv:
+        header("min-conflicts[init=greedy] at ten million queens (fresh process)")
+        seconds, per_queen, above_imports = solve_apart(10**7, "min-conflicts[init=greedy]")
+        report("min-conflicts[init=greedy] n=10,000,000 solved and verified", seconds, None)
+        report("peak resident bytes per queen above the imports (before issue 11: 124 at 10^6)", above_imports, 16.0,
+               unit="B")  # fmt: skip
     seconds, board = timed(lambda: construct(10**7))
     check_seconds, error = timed(lambda: board_error(10**7, board))
     assert error is None

@@ -145,6 +145,60 @@ def test_swap_search_engines_agree() -> None:
         assert list(compiled.queens) == list(python.queens) and compiled.counters == python.counters
 
 
+def one_draw_at_a_time(n: int, tail: int, tries: int) -> tuple[list[int], int]:
+    """Sosič and Gu's initial search as the paper has it, each random number drawn when it is used."""
+    import numpy as np
+
+    queens, taken, taken_anti, placed = list(range(n)), set(), set(), 0
+    for column in range(n):
+        greedy = column < n - tail
+        for attempt in range(tries if greedy else 1):
+            other = column + int(np.random.random() * (n - column))
+            row = queens[other]
+            free = row + column not in taken and row - column not in taken_anti
+            if free or not greedy or attempt == tries - 1:
+                queens[other], queens[column] = queens[column], row
+                taken.add(row + column)
+                taken_anti.add(row - column)
+                placed += free
+                break
+    return queens, placed
+
+
+@pytest.mark.parametrize("kernel", ["python", "numba"])
+def test_swap_search_prefetching_draws_the_numbers_the_paper_draws(kernel: str) -> None:
+    """The initial search draws ahead to prefetch: the same numbers in the same order, and not one more."""
+    import numpy as np
+
+    from nqueens_plugins.builtin import swap_kernel
+
+    kernels = swap_kernel.PYTHON if kernel == "python" else swap_kernel.COMPILED
+    next_draw = np.random.random
+    if kernel == "numba":  # compiled code draws from numba's generator, one per thread for every compiled function
+        import numba
+
+        next_draw = numba.njit(lambda: np.random.random())
+    for n, tail, tries in ((1, 1, 4), (9, 3, 2), (3000, 40, 64), (3000, 0, 1), (3000, 3000, 8)):
+        kernels["seed_generator"](n)
+        words = swap_kernel.bit_words(n)
+        if kernel == "python":  # as swap-search hands them over
+            queens, taken, taken_anti, ahead = list(range(n)), [0] * words, [0] * words, [0.0] * swap_kernel.DRAWS_AHEAD
+        else:
+            queens = np.arange(n, dtype=np.int32)
+            taken, taken_anti, ahead = np.zeros(words, np.int64), np.zeros(words, np.int64), np.zeros(swap_kernel.DRAWS_AHEAD)
+        placed = kernels["initial_search"](queens, taken, taken_anti, n, tail, tries, ahead)
+        following = next_draw()
+        state = np.random.get_state()
+        np.random.seed(n)
+        try:
+            expected_queens, expected_placed = one_draw_at_a_time(n, tail, tries)
+            expected_following = np.random.random()
+        finally:
+            np.random.set_state(state)
+        assert (list(queens), placed) == (expected_queens, expected_placed)
+        assert following == expected_following  # and not one number more was drawn
+
+
 def test_swap_search_places_a_large_board() -> None:
     result = nq.solve("swap-search", 200_000, seed=1)
     assert result.verified is True and result.counters["greedy_placed"] > 199_000

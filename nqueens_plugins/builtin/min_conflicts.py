@@ -39,18 +39,27 @@ loop over rows). The attacked queens are kept in a set that is updated by each
 move (only a move onto an attacked square creates conflicts, and then the
 queens it attacks are found with one vectorised comparison per line), so the
 board is never rescanned.
+
+Memory: the board is ``lean_board.LeanBoard`` (int32 queens, one byte per
+line) and the greedy start works in int32 rows and byte counters, so a run
+peaks at about 12 bytes a queen, verification included (10^7 queens:
+``benchmarks/large_boards.py``). A run from a random start also keeps every
+attacked queen in a Python set, about a hundred bytes each: the greedy start
+is the one for millions of queens.
 """
 
 from __future__ import annotations
 
 import random
 import sys
+from array import array
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import ConflictBoard, line_counts, numpy_rng, open_rows_of
+from nqueens_plugins.builtin.board import numpy_rng, open_rows_of
+from nqueens_plugins.builtin.lean_board import LeanBoard
 from nqueens_plugins.hookspecs import hookimpl
 from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
@@ -73,17 +82,25 @@ def greedy_board(
     A queen never takes a blocked square: in a column with blocked squares the
     rows drawn must be open, and if none of the draws is, the queen takes a
     random open row (used or not).
+
+    Lean: int32 rows (``array``), one byte per diagonal. The diagonal counts
+    saturate at 255; they only rank the rows a queen tries, and the board counts
+    its lines afresh. Returns int32 queens, sharing the ``array``'s memory.
     """
     open_rows = open_rows or {}
     n = problem.n
-    queens = [0] * n
-    _, diagonals, anti = line_counts(n, problem.fixed.items())
+    used = set(problem.fixed.values())
+    # First, while nothing else is allocated: the array grows as it is filled.
+    unused = array("i", (r for r in range(n) if r not in used) if used else range(n))
+    queens = array("i", bytes(4 * n))
+    diagonals = bytearray(2 * n - 1)
+    anti = bytearray(2 * n - 1)
+    shift = n - 1
     for column, row in problem.fixed.items():
         queens[column] = row
-    used = set(problem.fixed.values())
-    unused = [r for r in range(n) if r not in used]
+        diagonals[row + column] = min(255, diagonals[row + column] + 1)
+        anti[row - column + shift] = min(255, anti[row - column + shift] + 1)
     draw = rng.random
-    shift = n - 1
     for column in range(n):
         if column in problem.fixed:
             continue
@@ -107,9 +124,12 @@ def greedy_board(
             unused[best_index] = unused[-1]
             unused.pop()
         queens[column] = row
-        diagonals[row + column] += 1
-        anti[row - column + shift] += 1
-    return np.array(queens, dtype=np.int64)
+        d, a = row + column, row - column + shift
+        if diagonals[d] < 255:
+            diagonals[d] += 1
+        if anti[a] < 255:
+            anti[a] += 1
+    return np.frombuffer(queens, dtype=np.int32)
 
 
 class ConflictedQueens:
@@ -148,7 +168,7 @@ class MinConflicts(Solver):
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
     supports_blocked = True
     max_n = 20_000_000
-    bytes_per_queen = 200  # peak resident bytes per queen; measured 139 at n = 10^6 with init=greedy
+    bytes_per_queen = 16  # peak resident bytes per queen with init=greedy; measured 12.5 at n = 10^7, verification included
     options = (
         Option("init", str, "random", "initial board", choices=("random", "greedy")),
         Option("greedy_tries", int, 32, "random rows a queen tries with init=greedy", minimum=1),
@@ -172,7 +192,7 @@ class MinConflicts(Solver):
         fixed = problem.fixed
         steps = moves = restarts = noise_steps = 0
         initial_conflicts = 0
-        board: ConflictBoard | None = None
+        board: LeanBoard | None = None
         stuck = False
 
         def outcome(status: Status) -> Outcome:
@@ -182,11 +202,13 @@ class MinConflicts(Solver):
 
         while True:
             if options["init"] == "greedy":
-                board = ConflictBoard(n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows,
-                                      budget.trace)  # fmt: skip
+                board = None  # a restart never holds two boards
+                board = LeanBoard(n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows,
+                                  budget.trace)  # fmt: skip
             else:
-                board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
-            moves += len(board.free_columns)
+                board = None
+                board = LeanBoard.random(problem, generator, open_rows, budget.trace)
+            moves += board.free_count
             conflicted = ConflictedQueens(board.conflicted_columns())
             if restarts == 0:
                 initial_conflicts = len(conflicted)
@@ -207,15 +229,13 @@ class MinConflicts(Solver):
                     return outcome(Status.TIMED_OUT)
                 if steps % CHECK_EVERY == 0 and budget.out_of_time():
                     return outcome(Status.TIMED_OUT)
-                attacks = board.column_attacks(column)
                 if noise and generator.random() < noise:
                     rows = open_rows.get(column)
                     row = int(generator.integers(n)) if rows is None else int(rows[generator.integers(len(rows))])
-                    fewest, ties = attacks[row], None
+                    fewest, ties = board.attacks(column, row), None  # an open row: no penalty
                     noise_steps += 1
                 else:
-                    fewest = attacks.min()
-                    ties = np.flatnonzero(attacks == fewest)
+                    fewest, ties = board.best_rows(column)
                     row = int(ties[generator.integers(len(ties))])
                 steps += 1
                 board_steps += 1

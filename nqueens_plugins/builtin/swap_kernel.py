@@ -39,6 +39,20 @@ except ImportError:  # the pure-Python engine needs neither
 
 COUNTER_LIMIT = 127  # int8
 SAFE_COLLISIONS = 126 * 125 // 2  # collisions of 126 queens on one diagonal
+DRAWS_AHEAD = 16  # random numbers drawn before they are used (a power of two), so that their squares can be prefetched
+ROWS_AHEAD = 8  # the initial search prefetches the row drawn this many draws ahead
+BITS_AHEAD = 4  # and the diagonal bits of the row drawn this many draws ahead
+
+
+def prefetch(array: Any, index: int) -> None:
+    """Ask the processor to start loading ``array[index]`` into its cache; compiled, one instruction
+    that never waits (``llvm.prefetch``); in plain Python, nothing."""
+
+
+if njit is not None:
+    from nqueens_plugins.builtin.prefetch import compiled_prefetch
+
+    compiled_prefetch(prefetch)
 
 
 @register_jitable
@@ -61,7 +75,7 @@ def seed_generator(seed: int) -> None:
     np.random.seed(seed)
 
 
-def initial_search(queens: Any, taken: Any, taken_anti: Any, n: int, tail: int, tries: int) -> int:
+def initial_search(queens: Any, taken: Any, taken_anti: Any, n: int, tail: int, tries: int, ahead: Any) -> int:
     """Sosič and Gu's initial search: queens 0 .. n-tail-1 in turn take a random row among
     those still free on which no placed queen attacks them, drawing up to ``tries`` times (a
     queen that finds none keeps the last free row drawn and is left to the final search);
@@ -72,12 +86,39 @@ def initial_search(queens: Any, taken: Any, taken_anti: Any, n: int, tail: int, 
     entry): an eighth of a byte a diagonal, so that they stay in the processor's
     cache where byte counters would not; ``place_counters`` counts afterwards.
     Returns how many queens were placed conflict-free.
+
+    On a large board each draw is a few cache misses in a row (the row drawn, then
+    its two diagonal bits), so the draws are made ``DRAWS_AHEAD`` early into the
+    ring ``ahead`` and the squares they will probably touch are prefetched: the
+    square of a draw k ahead is guessed as the first draw of column + k, which is
+    never more than k places off. The numbers, and so the board, are those drawn
+    one at a time: draws are made in the same order, and never more than the
+    columns left will use (each uses at least one).
     """
+    wrap = DRAWS_AHEAD - 1
+    drawn = 0
+    used = 0
+    while drawn < DRAWS_AHEAD and drawn < n:
+        ahead[drawn] = np.random.random()
+        drawn += 1
     placed = 0
     for column in range(n):
         greedy = column < n - tail
         for attempt in range(tries if greedy else 1):
-            other = column + int(np.random.random() * (n - column))
+            draw = ahead[used & wrap]
+            used += 1
+            if drawn - used < n - column - 1:
+                ahead[drawn & wrap] = np.random.random()
+                drawn += 1
+            guess = column + ROWS_AHEAD
+            if used + ROWS_AHEAD <= drawn and guess < n:
+                prefetch(queens, guess + int(ahead[(used + ROWS_AHEAD - 1) & wrap] * (n - guess)))
+            guess = column + BITS_AHEAD
+            if used + BITS_AHEAD <= drawn and guess < n:
+                row = queens[guess + int(ahead[(used + BITS_AHEAD - 1) & wrap] * (n - guess))]
+                prefetch(taken, (row + guess) >> 6)
+                prefetch(taken_anti, (row - guess + n - 1) >> 6)
+            other = column + int(draw * (n - column))
             row = queens[other]
             d = row + column
             a = row - column + n - 1

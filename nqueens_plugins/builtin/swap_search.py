@@ -17,7 +17,10 @@ Speed: the inner loops are in ``swap_kernel.py``, compiled by numba when it is
 installed (``pip install 'nqueens-plugins[fast]'``) and run as plain Python
 otherwise (``kernel=python`` forces that). Compiled, the board takes 12 bytes
 a queen (int32 queens, one-byte diagonal counters: see ``swap_kernel``), and
-the answer is handed over as it is, int32. Measured figures are in
+the answer is handed over as it is, int32. On boards larger than the
+processor's cache the initial search waits on memory, so it draws its random
+numbers a few steps early and prefetches the squares they point to (the same
+numbers in the same order: the same boards). Measured figures are in
 ``benchmarks/large_boards.py``.
 
 Budget: the final search runs in slices of ``SLICE`` swap attempts with a clock
@@ -131,7 +134,8 @@ class SwapSearch(Solver):
                     taken, taken_anti = np.zeros(words, dtype=np.int64), np.zeros(words, dtype=np.int64)
                 else:
                     queens, taken, taken_anti = list(range(n)), [0] * words, [0] * words
-                placed = int(kernels["initial_search"](queens, taken, taken_anti, n, tail, options["tries"]))
+                ahead = np.zeros(swap_kernel.DRAWS_AHEAD) if compiled else [0.0] * swap_kernel.DRAWS_AHEAD
+                placed = int(kernels["initial_search"](queens, taken, taken_anti, n, tail, options["tries"], ahead))
                 del taken, taken_anti
                 if compiled:
                     diagonals, anti = np.zeros(2 * n - 1, dtype=np.int8), np.zeros(2 * n - 1, dtype=np.int8)
