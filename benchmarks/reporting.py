@@ -42,9 +42,11 @@ def write_records(path: Path, count: int) -> None:
 
 def report_run(path: Path, *options: str) -> tuple[float, float]:
     """(seconds, peak MiB) of `nqueens report FILE` in a fresh process."""
-    program = ("import resource, sys, time; from nqueens_plugins.cli import main; sys.argv = ['nqueens', 'report', *sys.argv[1:]];"
+    # VmHWM, not getrusage's ru_maxrss: Linux carries the parent's peak into ru_maxrss across exec.
+    program = ("import sys, time; from nqueens_plugins.cli import main; sys.argv = ['nqueens', 'report', *sys.argv[1:]];"
                "start = time.perf_counter()\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-               "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)")
+               "peak = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
+               "print(time.perf_counter() - start, peak, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", program, str(path), *options], capture_output=True, text=True, check=True)
     seconds, peak = done.stderr.strip().splitlines()[-1].split()
     return float(seconds), int(peak) / 1024
