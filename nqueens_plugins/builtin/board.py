@@ -37,6 +37,30 @@ def open_rows_of(problem: Problem) -> dict[int, np.ndarray]:
     return {column: np.setdiff1d(rows, blocked) for column, blocked in blocked_in.items()}
 
 
+def blocked_penalties(n: int, open_rows: Mapping[int, np.ndarray]) -> dict[int, np.ndarray]:
+    """For each column with blocked squares: FORBIDDEN on its blocked rows, 0 on its open ones."""
+    penalties = {}
+    for column, rows in open_rows.items():
+        penalty = np.full(n, FORBIDDEN, dtype=np.int64)
+        penalty[rows] = 0
+        penalties[column] = penalty
+    return penalties
+
+
+def place_given(
+    queens: np.ndarray, problem: Problem, generator: np.random.Generator, open_rows: Mapping[int, np.ndarray] | None
+) -> Mapping[int, np.ndarray]:
+    """Finish a random board: columns with blocked squares redraw among their open rows, fixed
+    queens stand where given. Returns ``open_rows`` (computed here if None)."""
+    if open_rows is None:
+        open_rows = open_rows_of(problem) if problem.blocked else {}
+    for column, rows in open_rows.items():
+        queens[column] = rows[generator.integers(len(rows))]
+    for column, row in problem.fixed.items():
+        queens[column] = row
+    return open_rows
+
+
 def line_counts(n: int, placed: Iterable[tuple[int, int]]) -> tuple[list[int], list[int], list[int]]:
     """Queens per row, per diagonal (``r + c``) and per anti-diagonal (``r - c + n - 1``).
 
@@ -87,11 +111,7 @@ class ConflictBoard:
             trace.board(self.queens)
         self.fixed = dict(fixed)
         self.open_rows = dict(open_rows or {})  # only the free columns that have blocked squares
-        self.forbidden: dict[int, np.ndarray] = {}  # column -> FORBIDDEN where blocked, 0 where open
-        for column, rows in self.open_rows.items():
-            penalty = np.full(n, FORBIDDEN, dtype=np.int64)
-            penalty[rows] = 0
-            self.forbidden[column] = penalty
+        self.forbidden = blocked_penalties(n, self.open_rows)
         self.free_columns = np.array([c for c in range(n) if c not in self.fixed], dtype=np.int64)
         self.rows, self.diagonals, self.anti = line_count_arrays(self.queens)
         self.cost = attacking_pairs(self.rows, self.diagonals, self.anti)
@@ -112,12 +132,7 @@ class ConflictBoard:
         caller that restarts often, so it is computed once per run.
         """
         queens = generator.integers(0, problem.n, size=problem.n)
-        if open_rows is None:
-            open_rows = open_rows_of(problem) if problem.blocked else {}
-        for column, rows in open_rows.items():
-            queens[column] = rows[generator.integers(len(rows))]
-        for column, row in problem.fixed.items():
-            queens[column] = row
+        open_rows = place_given(queens, problem, generator, open_rows)
         return cls(problem.n, queens, problem.fixed, open_rows, trace)
 
     def attacks(self, column: int, row: int) -> int:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import FORBIDDEN
+from nqueens_plugins.builtin.board import blocked_penalties, place_given
 from nqueens_plugins.problem import Problem, Trace
 
 BLOCK = 1 << 18  # columns per block where a line is scanned with index arithmetic (temporaries of a few MiB)
@@ -43,14 +43,9 @@ class LeanBoard:
         self.trace = trace  # told of this board and of every move (None: not traced)
         if trace is not None:
             trace.board(self.queens)
-        self.fixed = dict(fixed)
-        self.fixed_columns = np.array(sorted(self.fixed), dtype=np.int64)
-        self.free_count = n - len(self.fixed)
-        self.forbidden: dict[int, np.ndarray] = {}  # column -> FORBIDDEN where blocked, 0 where open
-        for column, rows in (open_rows or {}).items():
-            penalty = np.full(n, FORBIDDEN, dtype=np.int64)
-            penalty[rows] = 0
-            self.forbidden[column] = penalty
+        self.fixed_columns = np.array(sorted(fixed), dtype=np.int64)
+        self.free_count = n - len(fixed)
+        self.forbidden = blocked_penalties(n, open_rows or {})
         self.rows, self.diagonals, self.anti = self.count_lines(NARROW)
         self.may_wrap = n > NARROW_LIMIT  # a line holds at most n queens
 
@@ -68,10 +63,7 @@ class LeanBoard:
         queens = np.empty(n, dtype=np.int32)
         for start in range(0, n, BLOCK):
             queens[start : start + BLOCK] = generator.integers(0, n, size=min(BLOCK, n - start))
-        for column, rows in (open_rows or {}).items():
-            queens[column] = rows[generator.integers(len(rows))]
-        for column, row in problem.fixed.items():
-            queens[column] = row
+        open_rows = place_given(queens, problem, generator, open_rows)
         return cls(n, queens, problem.fixed, open_rows, trace)
 
     def count_lines(self, dtype: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
