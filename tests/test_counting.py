@@ -9,6 +9,7 @@ import pytest
 import nqueens_plugins as nq
 from nqueens_plugins.builtin.bitboard import split
 from nqueens_plugins.inputs import make_problem
+from nqueens_plugins.verify import known_count
 
 
 def test_count_command_matches_oeis(run_cli) -> None:
@@ -112,6 +113,9 @@ def test_compiled_symmetric_counter_is_the_same_source_and_agrees() -> None:
     for n in (6, 9, 12):
         trees = symmetry_count.subtrees(n, 3)
         assert bitboard_kernel.count_classes(n, trees) == symmetry_count.count_python(n, trees)
+    for n in (13, 14):  # past the brute-force checks: against OEIS, whole and by class
+        c2, c4, c8 = bitboard_kernel.count_classes(n, symmetry_count.subtrees(n, 4))
+        assert (2 * c2 + 4 * c4 + 8 * c8, c2 + c4 + c8) == (known_count(n), known_count(n, unique=True))
 
 
 @pytest.mark.parametrize("kernel", ["python", "numba"])

@@ -65,6 +65,6 @@ _count_subtrees = numba.njit(cache=True, nogil=True)(symmetry_count.count_subtre
 def count_classes(n: int, trees: Sequence[symmetry_count.Subtree]) -> tuple[int, int, int]:
     """(c2, c4, c8) over the given subtrees, compiled."""
     table = np.array([tree.row_of(n) for tree in trees], dtype=np.int64).reshape(len(trees), symmetry_count.FIELDS + n)
-    scratch = [np.zeros(n, dtype=np.int64) for _ in range(5)]
-    c2, c4, c8 = _count_subtrees(n, table, *scratch)
+    board, lefts, downs, rights, frees, rules = (np.zeros(n, dtype=np.int64) for _ in range(6))
+    c2, c4, c8 = _count_subtrees(n, table, board, lefts, downs, rights, frees, rules, np.uint64)
     return int(c2), int(c4), int(c8)
