@@ -17,8 +17,10 @@ from pathlib import Path
 
 from common import finish, header, report, timed
 
-from nqueens_plugins import harness, host
-from nqueens_plugins.execution import LocalExecutor, Task
+from nqueens_plugins import host
+from nqueens_plugins.grid import Grid, stream
+from nqueens_plugins.service import LocalExecutor
+from nqueens_plugins.tasks import Task
 from nqueens_plugins.inputs import make_problem
 
 
@@ -26,9 +28,9 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def drain(grid: harness.Grid, executor: object, out: Path) -> int:
+def drain(grid: Grid, executor: object, out: Path) -> int:
     count = 0
-    for _ in harness.stream(grid, executor=executor, out=out):
+    for _ in stream(grid, executor=executor, out=out):
         count += 1
     return count
 
@@ -36,7 +38,7 @@ def drain(grid: harness.Grid, executor: object, out: Path) -> int:
 def main() -> None:
     from distributed import Client, LocalCluster
 
-    from nqueens_plugins.dask_backend import DaskExecutor
+    from nqueens_plugins.dask_cluster import DaskExecutor
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-count", action="store_true")
@@ -46,9 +48,9 @@ def main() -> None:
     variants = host.registry().variants("min-conflicts")
     try:
         header("1 000 runs of min-conflicts n = 8: 2 local workers against a LocalCluster of 2")
-        grid = harness.Grid(variants, [8], trials=1000, seed=0, timeout=10)
+        grid = Grid(variants, [8], trials=1000, seed=0, timeout=10)
         with tempfile.TemporaryDirectory() as folder, LocalExecutor(2) as local, DaskExecutor(client=client) as dask:
-            drain(harness.Grid(variants, [8], trials=20, seed=1, timeout=10), dask, Path(folder) / "warm.jsonl")
+            drain(Grid(variants, [8], trials=20, seed=1, timeout=10), dask, Path(folder) / "warm.jsonl")
             local_seconds, _ = timed(lambda: drain(grid, local, Path(folder) / "local.jsonl"))
             dask_seconds, _ = timed(lambda: drain(grid, dask, Path(folder) / "dask.jsonl"))
             report("local, 2 worker processes (reference)", local_seconds, None)
@@ -57,7 +59,7 @@ def main() -> None:
 
             header("the client's memory over a 10 000-run grid on the cluster")
             before = peak_mib()
-            big = harness.Grid(variants, [8], trials=10_000, seed=2, timeout=10)
+            big = Grid(variants, [8], trials=10_000, seed=2, timeout=10)
             seconds, runs = timed(lambda: drain(big, dask, Path(folder) / "big.jsonl"))
             report(f"{runs:,} runs recorded", seconds, None)
             report("client peak memory growth over the 1 000-run grid's", peak_mib() - before, 20, "MiB",

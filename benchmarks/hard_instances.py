@@ -29,7 +29,7 @@ from collections import defaultdict
 from common import CSPLIB, DIAGONALS, finish, header, report, shiftqueens_results
 
 from nqueens_plugins import host, instances
-from nqueens_plugins.run import run
+from nqueens_plugins.inprocess import run
 
 ASP = CSPLIB / "asp-blocked-queens"
 

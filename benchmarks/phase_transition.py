@@ -22,7 +22,7 @@ from pathlib import Path
 from common import DIAGONALS, shiftqueens_results
 
 from nqueens_plugins import host, inputs, instances
-from nqueens_plugins.run import run
+from nqueens_plugins.inprocess import run
 
 
 

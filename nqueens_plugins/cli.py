@@ -1,4 +1,9 @@
-"""The ``nqueens`` command. Thin: it reads arguments, calls the API, prints.
+"""CLI layer, parent side: the ``nqueens`` command. It reads flags, calls ``api.py``, prints.
+
+Every command turns its flags into API calls (the same functions ``import
+nqueens_plugins`` offers), adding only what a terminal needs: progress bars, an
+executor chosen by flag, notes on stderr. ``BadInput`` raised anywhere below is
+caught once, in ``main``.
 
 Exit statuses: 0 success; 1 not solved (no-solution, gave-up, timed-out, a
 solver error) or a comparison/cross-check that found disagreement; 2 bad input
@@ -11,18 +16,17 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import re
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from functools import wraps
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from nqueens_plugins.errors import BadInput
+from nqueens_plugins.problem import Status
 
 EXIT_NOT_SOLVED = 1
 EXIT_BAD_INPUT = 2
@@ -98,19 +102,6 @@ def fail(message: str) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def reports_bad_input(command: F) -> F:
-    """Turn BadInput raised anywhere below into one line on stderr and exit status 2."""
-
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except BadInput as exc:
-            fail(str(exc))
-
-    return wrapper  # type: ignore[return-value]
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nqueens-plugins")
 def cli() -> None:
@@ -122,7 +113,6 @@ def cli() -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: solvers, load errors, blocked plugins.")
-@reports_bad_input
 def plugins(as_json: bool) -> None:
     """List the solvers, who supplied them, and plugins that failed to load."""
     from nqueens_plugins import host
@@ -156,18 +146,6 @@ def executor_options(command: F) -> F:
     )(command)  # type: ignore[return-value]
 
 
-def make_executor(kind: str, scheduler: str | None, jobs: int = 0) -> Any:
-    if kind == "dask":
-        from nqueens_plugins.dask_backend import DaskExecutor
-
-        return DaskExecutor(scheduler)
-    if scheduler:
-        raise BadInput("--scheduler goes with --executor dask")
-    from nqueens_plugins.execution import LocalExecutor
-
-    return LocalExecutor(jobs)
-
-
 INSTANCE_HELP = "An instance file (CSPLib Essence', Excluded Diagonals FILE@d, or nqueens JSON) instead of -n."
 BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand there."
 
@@ -186,45 +164,30 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @click.option("--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate.")
-@reports_bad_input
 def solve(
     spec: str, size: str | None, instance: str | None, seed: int, timeout: float | None, max_iterations: int | None,
     fixed: str | None, blocked: str | None, as_json: bool, show_queens: bool | None, board: bool | None,
     memory: int | None, trace_file: str | None,
 ) -> None:  # fmt: skip
     """Solve one board or instance, verify the answer, show it."""
-    from nqueens_plugins import host
-    from nqueens_plugins.execution import LocalExecutor, Task
+    from nqueens_plugins import api
     from nqueens_plugins.report import render_board, result_summary
-    from nqueens_plugins.run import INVALID, Result
 
-    variant = host.registry_for_specs([spec]).variant(spec)
-    problem = read_problem(size, instance, fixed, blocked)
-    if trace_file is not None:
-        check_writable(Path(trace_file))
-    task = Task.solve(
-        variant, problem, seed=seed, timeout=timeout, max_iterations=max_iterations, memory=memory,
-        trace=trace_file is not None,
+    result = api.solve(
+        spec, size, instance=instance, fixed=fixed, blocked=blocked, seed=seed, timeout=timeout,
+        max_iterations=max_iterations, memory=memory, trace=trace_file if trace_file is not None else False,
     )  # fmt: skip
-    with LocalExecutor(1) as executor:
-        result = executor.run(task)
-    assert isinstance(result, Result)
-    if trace_file is not None:
-        from nqueens_plugins.animate import write_trace
-
-        if result.trace is None:  # the worker died or was killed: nothing came back
-            click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
-        else:
-            write_trace(result, Path(trace_file))
+    if trace_file is not None and result.trace is None:  # the worker died or was killed: nothing came back
+        click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
     if as_json:
         click.echo(json.dumps(result.to_dict(keep_queens=show_queens)))
     else:
         console = make_console()
-        show_board = board if board is not None else problem.n <= BOARD_DEFAULT_MAX
+        show_board = board if board is not None else result.n <= BOARD_DEFAULT_MAX
         if show_board and result.queens is not None:
-            console.print(render_board(result.queens, problem.fixed, problem.blocked), highlight=False)
+            console.print(render_board(result.queens, result.problem.fixed, result.problem.blocked), highlight=False)
         console.print(result_summary(result), highlight=False)
-    if result.status == INVALID:
+    if result.status == Status.INVALID:
         sys.exit(EXIT_REJECTED)
     if not result.solved:
         sys.exit(EXIT_NOT_SOLVED)
@@ -246,52 +209,42 @@ def solve(
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
-@reports_bad_input
 def count(
     spec: str, size: str | None, instance: str | None, unique: bool, timeout: float | None, fixed: str | None,
     blocked: str | None, yes: bool, as_json: bool, progress: bool | None, memory: int | None, executor_kind: str,
     scheduler: str | None,
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
-    from nqueens_plugins import host
-    from nqueens_plugins.execution import Task
+    from nqueens_plugins import api
     from nqueens_plugins.report import count_summary
-    from nqueens_plugins.run import INVALID
     from nqueens_plugins.verify import known_count
 
-    variant = host.registry_for_specs([spec]).variant(spec)
-    problem = read_problem(size, instance, fixed, blocked)
-    seconds = timeout
-    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and seconds is None and not yes:
-        from nqueens_plugins.builtin.bitboard import estimate_count_seconds
-
+    variant = api.variant(spec)
+    problem = api.problem_of(size, instance, fixed, blocked)
+    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and timeout is None and not yes:
         expected = known_count(problem.n)
         size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
-        estimate = estimate_count_seconds(problem.n)
+        estimate = variant.solver.count_seconds(problem, variant.options)
+        how_long = f"about {format_duration(estimate)}" if estimate is not None else "days or more"
         fail(
-            f"counting n = {problem.n} ({size_note}) would take about {format_duration(estimate)} with bitboard "
-            f"on this machine, longer with other solvers; add --timeout SEC to count for that long, or --yes"
+            f"counting n = {problem.n} ({size_note}) would take {how_long} with {variant.label} on this machine; "
+            "add --timeout SEC to count for that long, or --yes"
         )
-    task = Task.count(variant, problem, unique=unique, timeout=seconds, memory=memory)
     if progress is None:
         progress = sys.stderr.isatty()
-    if progress or executor_kind == "dask":
-        # Split into the pieces the solver offers, counted by all local workers (or the
-        # cluster's), so there is something to show between start and end.
-        from nqueens_plugins.execution import count_in_parts
-
-        with make_executor(executor_kind, scheduler, 0) as executor, count_progress(progress) as shown:
-            result = count_in_parts(executor, task, shown)
-    else:
-        with make_executor(executor_kind, scheduler, 1) as executor:
-            result = executor.run(task)
+    # With progress (or on a cluster) the count is split into the pieces the solver offers, counted by
+    # all local workers (or the cluster's), so there is something to show between start and end.
+    jobs = 0 if progress or executor_kind == "dask" else 1
+    with api.executor_for(executor_kind, scheduler, jobs) as executor, count_progress(progress) as shown:
+        result = api.count(variant, problem, unique=unique, timeout=timeout, memory=memory, executor=executor,
+                           progress=shown)  # fmt: skip
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
         make_console().print(count_summary(result), highlight=False)
-    if result.status == INVALID:
+    if result.status == Status.INVALID:
         sys.exit(EXIT_REJECTED)
-    if result.status != "solved":
+    if result.status != Status.SOLVED:
         sys.exit(EXIT_NOT_SOLVED)
 
 
@@ -310,31 +263,35 @@ def count(
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
-@reports_bad_input
 def cross_check(
     sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: int,
     timeout: float | None, as_json: bool, memory: int | None, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
-    from nqueens_plugins import crosscheck, host, inputs
-    from nqueens_plugins.report import crosscheck_table
+    from nqueens_plugins import api
+    from nqueens_plugins.report import crosscheck_table, instance_checks_summary
 
-    if instances is not None:
-        if sizes is not None:
-            raise BadInput("give -n or --instances, not both")
-        with make_executor(executor_kind, scheduler) as executor:
-            cross_check_instances(
-                instances, specs, expected, counting, seed, timeout, as_json, executor, memory
-            )
-        return
-    if expected is not None or counting:
+    if instances is not None and sizes is not None:
+        raise BadInput("give -n or --instances, not both")
+    if instances is None and (expected is not None or counting):
         raise BadInput("--expected and --count go with --instances")
-    sizes = sizes or "1..12"
-    variants = host.registry_for_specs(specs or "all").variants(specs or "all")
-    with make_executor(executor_kind, scheduler) as executor:
-        checks = crosscheck.cross_check(
-            variants, inputs.parse_sizes(sizes), seed=seed, timeout=timeout, executor=executor, memory=memory,
-        )  # fmt: skip
+    with api.executor_for(executor_kind, scheduler) as executor:
+        if instances is not None:
+            found, skipped = api.cross_check_files(
+                instances, specs, expected=expected, counting=counting, seed=seed, timeout=timeout, memory=memory,
+                executor=executor,
+            )  # fmt: skip
+        else:
+            checks = api.cross_check(specs, sizes or "1..12", seed=seed, timeout=timeout, memory=memory,
+                                     executor=executor)  # fmt: skip
+    if instances is not None:
+        if as_json:
+            click.echo(json.dumps({"checks": [c.to_dict() for c in found], "skipped": skipped}, indent=2))
+        else:
+            for label, reason in skipped.items():
+                click.echo(f"nqueens: note: {label} skipped where it cannot take the instance: {reason}", err=True)
+            show(instance_checks_summary(found, expected is not None))
+        sys.exit(0 if all(c.agrees for c in found) else EXIT_NOT_SOLVED)
     if as_json:
         click.echo(json.dumps([c.to_dict() for c in checks], indent=2))
     else:
@@ -344,31 +301,6 @@ def cross_check(
         for check in problems:
             click.echo(f"disagreement: {check.describe()}", err=True)
     sys.exit(0 if not problems else EXIT_NOT_SOLVED)
-
-
-def cross_check_instances(
-    specs_text: str, specs: str | None, expected: str | None, counting: bool, seed: int, timeout: float | None,
-    as_json: bool, executor: Any, memory: int | None = None,
-) -> None:  # fmt: skip
-    from nqueens_plugins import crosscheck, host, instances
-    from nqueens_plugins.report import instance_checks_summary
-
-    problems = instances.load(specs_text)
-    variants = host.registry_for_specs(specs or "all").variants(specs or "all")
-    if specs is None:
-        variants = [v for v in variants if v.complete]
-    answers = crosscheck.read_expected(expected) if expected else None
-    checks, skipped = crosscheck.cross_check_instances(
-        variants, problems, seed=seed, timeout=timeout or 10.0, counting=counting, expected=answers, executor=executor,
-        memory=memory,
-    )
-    if as_json:
-        click.echo(json.dumps({"checks": [c.to_dict() for c in checks], "skipped": skipped}, indent=2))
-    else:
-        for label, reason in skipped.items():
-            click.echo(f"nqueens: note: {label} skipped where it cannot take the instance: {reason}", err=True)
-        show(instance_checks_summary(checks, answers is not None))
-    sys.exit(0 if all(c.agrees for c in checks) else EXIT_NOT_SOLVED)
 
 
 # --- compare, report, plot -----------------------------------------------------
@@ -391,52 +323,30 @@ def cross_check_instances(
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
-@reports_bad_input
 def compare(
     specs: str, sizes: str | None, instances: str | None, trials: int, timeout: float | None, seed: int, jobs: int,
     out: str | None, resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
     memory: int | None, executor_kind: str, scheduler: str | None,
 ) -> None:  # fmt: skip
     """Run every solver on every size (or instance) for some trials, isolated in worker processes; summarise."""
-    from nqueens_plugins import harness, host, inputs
-    from nqueens_plugins import instances as instance_files
-    from nqueens_plugins.report import render_summary, summarise
+    from nqueens_plugins import api
+    from nqueens_plugins.report import render_summary
+    from nqueens_plugins.summary import summarise
 
     if (sizes is None) == (instances is None):
         raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
-    if instances is not None and fixed:
-        raise BadInput("--fixed goes with -n; an instance file carries its own fixed queens")
-    variants = host.registry_for_specs(specs).variants(specs)
-    grid = harness.Grid(
-        variants=variants,
-        sizes=inputs.parse_sizes(sizes) if sizes is not None else (),
-        instances=instance_files.load(instances) if instances is not None else (),
-        skip_refused=specs.strip() == "all",
-        trials=trials,
-        seed=seed,
-        timeout=timeout,  # None ("none"): no limit
-        fixed=inputs.parse_fixed(fixed),
-        memory=memory,
-    )
-    if resume and not out:
-        raise BadInput("--resume needs --out FILE")
     show_progress = progress if progress is not None else sys.stderr.isatty()
     planned: list[int] = []
-    with make_executor(executor_kind, scheduler, jobs) as executor:
-        stream = harness.stream(
-            grid,
-            out=Path(out) if out else None,
-            resume=resume,
-            keep_queens=keep_queens,
-            command=" ".join(["nqueens", *sys.argv[1:]]),
-            planned=planned,
-            executor=executor,
-        )
+    with api.executor_for(executor_kind, scheduler, jobs) as executor:
+        stream = api.compare(
+            specs, sizes if sizes is not None else (), trials, seed=seed, timeout=timeout, out=out, resume=resume,
+            fixed=fixed, instances=instances if instances is not None else (), keep_queens=keep_queens,
+            stream_records=True, executor=executor, memory=memory, command=" ".join(["nqueens", *sys.argv[1:]]),
+            planned=planned.append, notify=tell,
+        )  # fmt: skip
         records = list(with_progress(stream, planned) if show_progress else stream)
-    for label, reason in grid.skipped.items():
-        click.echo(f"nqueens: note: {label} left out where it cannot run: {reason}", err=True)
     show(render_summary(summarise(records), fmt))
-    if any(r["status"] == "invalid" for r in records):
+    if any(r["status"] == Status.INVALID for r in records):
         sys.exit(EXIT_REJECTED)
 
 
@@ -446,11 +356,12 @@ def compare(
               show_default=True, help="html: one self-contained page (needs -o).")  # fmt: skip
 @click.option("--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?")
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
-@reports_bad_input
 def report(results: str, fmt: str, baseline: str | None, output: str | None) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
+    from nqueens_plugins import inputs
     from nqueens_plugins.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.report import baseline_rows, group_runs, render_baseline, render_summary, summary_rows
+    from nqueens_plugins.report import render_baseline, render_summary
+    from nqueens_plugins.summary import baseline_rows, group_runs, summary_rows
 
     if fmt == "html" and output is None:
         raise BadInput("--format html writes a file: give -o report.html")
@@ -460,7 +371,7 @@ def report(results: str, fmt: str, baseline: str | None, output: str | None) -> 
         require_scipy("--baseline")
     target = Path(output) if output is not None else None
     if target is not None:
-        check_writable(target)
+        inputs.check_writable(target)
     loaded = Loaded()
     boards: list[dict[str, Any]] = []
     records: Any = with_time_limits(scan_records(Path(results), loaded), loaded)
@@ -493,17 +404,6 @@ def report(results: str, fmt: str, baseline: str | None, output: str | None) -> 
     click.echo(f"wrote {output}")
 
 
-def check_writable(path: Path) -> None:
-    """Refuse, in one line and before any work, an output that cannot be written."""
-    if path.is_dir():
-        raise BadInput(f"cannot write {str(path)!r}: it is a folder")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise BadInput(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BadInput(f"cannot write {str(path)!r}: permission denied")
-
-
 def write_text(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
@@ -514,12 +414,11 @@ def write_text(path: Path, text: str) -> None:
 @cli.command()
 @click.argument("results")
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
-@reports_bad_input
 def plot(results: str, output: str) -> None:
     """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
     from nqueens_plugins.plot import plot_results
     from nqueens_plugins.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.report import group_runs
+    from nqueens_plugins.summary import group_runs
 
     loaded = Loaded()
     groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
@@ -532,14 +431,14 @@ def plot(results: str, output: str) -> None:
 @cli.command()
 @click.argument("trace")
 @click.option("-o", "--output", required=True, help="run.html (play/step controls), run.svg or run.gif.")
-@reports_bad_input
 def animate(trace: str, output: str) -> None:
     """Show a traced run step by step: the board, the attacked queens, the cost curve."""
+    from nqueens_plugins import inputs
     from nqueens_plugins.animate import animate as write_animation
     from nqueens_plugins.animate import read_trace
 
     target = Path(output)
-    check_writable(target)
+    inputs.check_writable(target)
     frames = write_animation(read_trace(Path(trace)), target)
     click.echo(f"wrote {output} ({frames:,} frames)")
 
@@ -600,7 +499,6 @@ def instances() -> None:
 @click.option("-m", "--min-free", type=COUNT, default=4, show_default=True,
               help="diagonals: open squares kept per row and column.")  # fmt: skip
 @click.option("--out", required=True, help="Folder to write the files to.")
-@reports_bad_input
 def generate(kind: str, size: str, how_many: int, seed: int, queens: int | None, blocks: int | None,
              min_free: int, out: str) -> None:  # fmt: skip
     """Write a family of instances in the CSPLib formats (completion, blocked squares, excluded diagonals)."""
@@ -621,7 +519,6 @@ def generate(kind: str, size: str, how_many: int, seed: int, queens: int | None,
 @instances.command("show")
 @click.argument("instance")
 @click.option("--json", "as_json", is_flag=True, help="Print the instance in nqueens JSON.")
-@reports_bad_input
 def show_instance(instance: str, as_json: bool) -> None:
     """Print one instance: size, fixed queens, blocked squares, content hash, and the board."""
     from nqueens_plugins.instances import load_one, to_json
@@ -643,30 +540,16 @@ def show_instance(instance: str, as_json: bool) -> None:
 # --- helpers -------------------------------------------------------------------
 
 
-def read_problem(size: str | None, instance: str | None, fixed: str | None, blocked: str | None) -> Any:
-    """The Problem of ``-n`` (with ``--fixed``/``--blocked``) or of ``--instance`` (which may take more of them)."""
-    from nqueens_plugins import inputs, instances
-
-    if instance is None and size is None:
-        raise BadInput("give a board size (-n N) or an instance file (--instance FILE)")
-    if instance is not None:
-        problem = instances.load_one(instance)
-        if size is not None and inputs.parse_size(size) != problem.n:
-            raise BadInput(f"-n {size} does not match the instance's n = {problem.n}")
-        if not fixed and not blocked:
-            return problem
-        extra_fixed = {**problem.fixed, **inputs.parse_fixed(fixed)}
-        extra_blocked = set(problem.blocked) | set(inputs.parse_blocked(blocked))
-        return inputs.make_problem(problem.n, extra_fixed, extra_blocked, source=problem.source)
-    return inputs.make_problem(inputs.parse_size(size), inputs.parse_fixed(fixed), inputs.parse_blocked(blocked))
-
-
-
 def format_duration(seconds: float) -> str:
     for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= size:
             return f"{seconds / size:,.1f} {unit}"
     return f"{seconds:.0f} seconds"
+
+
+def tell(line: str) -> None:
+    """A warning or note from the API (``warning: ...``, ``note: ...``), on stderr."""
+    click.echo(f"nqueens: {line}", err=True)
 
 
 def show(renderable: Any) -> None:
@@ -685,12 +568,14 @@ def make_console() -> Any:
 
 
 def main() -> None:
-    """Entry point: click's own usage errors also become one line and exit status 2."""
+    """Entry point: bad input (ours, or click's usage errors) becomes one line and exit status 2."""
     # A command started in the background inherits SIGINT ignored; an explicit `kill -INT`
     # must still stop it (and so its workers), as Ctrl-C does in the foreground.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         cli.main(standalone_mode=False)
+    except BadInput as exc:
+        fail(str(exc))
     except click.exceptions.Abort:
         click.echo("nqueens: interrupted", err=True)
         sys.exit(130)

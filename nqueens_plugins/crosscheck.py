@@ -1,4 +1,4 @@
-"""``nqueens cross-check``: every solver against published answers and against each other.
+"""Results layer: every solver against published answers and against each other (``nqueens cross-check``).
 
 Plain boards (``-n``) are checked against OEIS; instances (``--instances``)
 against each other and, with ``--expected``, against published CSPLib answers.
@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.execution import LocalExecutor, Task
 from nqueens_plugins.inputs import make_problem
+from nqueens_plugins.judge import Result
 from nqueens_plugins.problem import Problem, Status
-from nqueens_plugins.run import Result, check_runnable
+from nqueens_plugins.service import Executor, LocalExecutor
+from nqueens_plugins.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import known_count
 
@@ -45,9 +46,9 @@ class Check:
         return asdict(self)
 
 
-def cross_check(
+def cross_check_sizes(
     variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0,
-    executor: Any = None, memory: int | None = None,
+    executor: Executor | None = None, memory: int | None = None,
 ) -> list[Check]:  # fmt: skip
     """Every counting variant counts each n and every variant solves it, all in one isolated batch.
 
@@ -64,12 +65,12 @@ def cross_check(
                 checks.append(Check(n, variant.label, "solve", "skipped", "-", True, refusal))
                 continue
             if variant.counts:
-                tasks.append(Task("count", variant, problem, timeout=timeout, memory=memory))
-            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout, memory=memory))
+                tasks.append(Task(TaskKind.COUNT, variant, problem, timeout=timeout, memory=memory))
+            tasks.append(Task(TaskKind.SOLVE, variant, problem, seed=seed, timeout=timeout, memory=memory))
     counted: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     for task, answer in run_tasks(tasks, jobs, executor):
-        (counted if task.kind == "count" else solved)[task.problem.n].append((task.variant, answer))
+        (counted if task.kind == TaskKind.COUNT else solved)[task.problem.n].append((task.variant, answer))
     for n in sizes:
         count_results, reference = count_checks(n, counted[n])
         checks.extend(count_results)
@@ -81,7 +82,7 @@ def cross_check(
     return checks
 
 
-def run_tasks(tasks: Sequence[Task], jobs: int, executor: Any) -> Iterator[tuple[Task, Any]]:
+def run_tasks(tasks: Sequence[Task], jobs: int, executor: Executor | None) -> Iterator[tuple[Task, Any]]:
     """Through the given executor, or local workers made (and ended) for the purpose."""
     if executor is not None:
         yield from executor.map(tasks)
@@ -170,11 +171,11 @@ def cross_check_instances(
     problems: Sequence[Problem],
     *,
     seed: int = 0,
-    timeout: float = 10.0,
+    timeout: float | None = 10.0,
     counting: bool = False,
     expected: Mapping[str, bool] | None = None,
     jobs: int = 0,
-    executor: Any = None,
+    executor: Executor | None = None,
     memory: int | None = None,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every variant that accepts it (isolated, one batch), then judge.
@@ -196,13 +197,13 @@ def cross_check_instances(
             except BadInput as exc:
                 skipped.setdefault(variant.label, str(exc))
                 continue
-            tasks.append(Task("solve", variant, problem, seed=seed, timeout=timeout, memory=memory))
+            tasks.append(Task(TaskKind.SOLVE, variant, problem, seed=seed, timeout=timeout, memory=memory))
             if counting and variant.counts:
-                tasks.append(Task("count", variant, problem, timeout=timeout, memory=memory))
+                tasks.append(Task(TaskKind.COUNT, variant, problem, timeout=timeout, memory=memory))
     results: dict[str, list[Result]] = {problem.id: [] for problem in unique}
     counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
     for task, answer in run_tasks(tasks, jobs, executor):
-        if task.kind == "count":
+        if task.kind == TaskKind.COUNT:
             value = answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
             counts[task.problem.id][task.variant.label] = value
         else:

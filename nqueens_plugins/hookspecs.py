@@ -24,17 +24,28 @@ implementation only the parameters it names, so old plugins keep working.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pluggy
 
-if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+from nqueens_plugins.solver import Solver
 
 PROJECT = "nqueens"
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+class SolverRegister(Protocol):
+    """What a plugin's hook receives as ``register``: call it with each solver (the host's
+    ``registry.PluginRegister`` is the one implementation). Annotate with it::
+
+        @hookimpl
+        def nqueens_register_solvers(register: SolverRegister) -> None:
+            register(MySolver())
+    """
+
+    def __call__(self, solver: Solver) -> None: ...
 
 
 @hookspec

@@ -32,18 +32,16 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
 from collections.abc import Collection, Iterable, Sequence
 from importlib import metadata
 
 import pluggy
 
 from nqueens_plugins import hookspecs, probe
-from nqueens_plugins.registry import LoadError, Registry, SolverRegister, Source
+from nqueens_plugins.probe import DISABLE_VARIABLE as DISABLE_VARIABLE  # named here for users of the loader
+from nqueens_plugins.probe import disabled_plugins, installed_entry_points
+from nqueens_plugins.registry import LoadError, PluginRegister, Registry, Source
 from nqueens_plugins.solver import parse_spec, split_specs
-
-ENTRY_POINT_GROUP = "nqueens"
-DISABLE_VARIABLE = "NQUEENS_DISABLE_PLUGINS"
 
 # One module per family of methods; each is an ordinary plugin.
 BUILTIN_PLUGINS: tuple[str, ...] = (
@@ -64,29 +62,10 @@ def builtin_plugin_name(module: str) -> str:
     return "builtin-" + module.rsplit(".", 1)[1].replace("_", "-")
 
 
-def disabled_plugins() -> set[str]:
-    raw = os.environ.get(DISABLE_VARIABLE, "")
-    return {name.strip() for name in raw.split(",") if name.strip()}
-
-
 def make_plugin_manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
     pm.add_hookspecs(hookspecs)
     return pm
-
-
-def installed_entry_points() -> tuple[list[metadata.EntryPoint], list[str]]:
-    """The installed plugins' entry points to load (each once), and the names blocked by the environment."""
-    blocked = disabled_plugins()
-    wanted: list[metadata.EntryPoint] = []
-    blocked_names: list[str] = []
-    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = entry_point.dist
-        if blocked & {entry_point.name, dist.name if dist else None}:
-            blocked_names.append(entry_point.name)
-        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
-            wanted.append(entry_point)
-    return wanted, blocked_names
 
 
 def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] | None = None) -> Registry:
@@ -146,7 +125,7 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
     builtins_first = sorted(hook.get_hookimpls(), key=lambda impl: not impl.plugin_name.startswith("builtin-"))
     for impl in builtins_first:
         source = sources.get(impl.plugin_name, Source(impl.plugin_name))
-        register = SolverRegister(registry, source)
+        register = PluginRegister(registry, source)
         try:
             # Called one plugin at a time so that a failure is pinned on its plugin;
             # like pluggy, pass only the arguments the implementation names.
@@ -203,12 +182,6 @@ def registry_for_specs(specs: str | Sequence[str]) -> Registry:
             return registry()
         specs = split_specs(specs)
     return registry_for(parse_spec(spec)[0] for spec in specs)
-
-
-def probe_refusals() -> dict[str, str]:
-    """Entry point -> why it is not imported, for every installed plugin (from the probe cache; imports nothing)."""
-    wanted, _ = installed_entry_points()
-    return probe.refusals(wanted) if wanted else {}
 
 
 def reset() -> None:

@@ -17,10 +17,8 @@ from html import escape
 from typing import Any
 
 from nqueens_plugins.drawing import board_svg
-from nqueens_plugins.report import (
-    SUMMARY_COLUMNS, BaselineRow, Group, GroupKey, SummaryRow, baseline_cells, baseline_headers, row_label_columns,
-    summary_rows,
-)  # fmt: skip
+from nqueens_plugins.report import SUMMARY_COLUMNS, baseline_cells, baseline_headers, row_label_columns
+from nqueens_plugins.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
 
 BOARDS_SHOWN = 6
 LARGEST_BOARD_SHOWN = 24

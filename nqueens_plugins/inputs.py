@@ -1,4 +1,6 @@
-"""Reading what users type: sizes, size lists, fixed queens, blocked squares. Every failure is a BadInput.
+"""Formats layer: what users type. Sizes, size lists, fixed queens, blocked squares, limits, output paths.
+
+Every failure is a BadInput.
 
 These are shared by the CLI and the Python API, so both refuse the same things
 with the same words.
@@ -8,8 +10,10 @@ from __future__ import annotations
 
 import math
 import operator
+import os
 import re
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
@@ -181,3 +185,14 @@ def make_problem(
             raise BadInput(f"blocked square {column}:{row} is off the {size}x{size} board")
         squares.add((column, row))
     return Problem(size, clean, frozenset(squares), source)
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, in one line and before any work, an output that cannot be written."""
+    if path.is_dir():
+        raise BadInput(f"cannot write {str(path)!r}: it is a folder")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise BadInput(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BadInput(f"cannot write {str(path)!r}: permission denied")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.report import Group, GroupKey, natural_order, summary_rows
+from nqueens_plugins.summary import Group, GroupKey, natural_order, summary_rows
 from nqueens_plugins.statistics import ecdf, ert_interval
 
 FORMATS = (".png", ".svg", ".pdf")

@@ -37,6 +37,8 @@ from pathlib import Path
 
 from nqueens_plugins import processes
 
+ENTRY_POINT_GROUP = "nqueens"
+DISABLE_VARIABLE = "NQUEENS_DISABLE_PLUGINS"
 CACHE_VARIABLE = "NQUEENS_CACHE_DIR"
 INHERITED_VARIABLE = "NQUEENS_PROBE_VERDICTS"  # JSON {entry point: why refused}, set for worker processes
 PROBE_SECONDS = 60.0  # an import that takes longer is reported as hanging
@@ -49,9 +51,11 @@ import json, os, sys
 from importlib.metadata import EntryPoint
 names = []
 try:
-    plugin = EntryPoint(name="probe", value=sys.argv[1], group="nqueens").load()
-    from nqueens_plugins.host import make_plugin_manager
-    manager = make_plugin_manager()
+    plugin = EntryPoint(name="probe", value=sys.argv[1], group=GROUP).load()
+    import pluggy
+    from nqueens_plugins import hookspecs
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
     manager.register(plugin, name="probe")
     def register(solver):
         name = getattr(solver, "name", None)
@@ -63,7 +67,34 @@ except BaseException:
     pass
 os.write(int(sys.argv[2]), (SURVIVED + json.dumps(names).encode())[:60000])  # within a pipe's buffer
 os._exit(0)
-""".replace("SURVIVED", repr(SURVIVED))
+""".replace("SURVIVED", repr(SURVIVED)).replace("GROUP", repr(ENTRY_POINT_GROUP))
+
+
+def disabled_plugins() -> set[str]:
+    """The plugin names (entry point, distribution or built-in) that ``NQUEENS_DISABLE_PLUGINS`` blocks."""
+    raw = os.environ.get(DISABLE_VARIABLE, "")
+    return {name.strip() for name in raw.split(",") if name.strip()}
+
+
+def installed_entry_points() -> tuple[list[metadata.EntryPoint], list[str]]:
+    """The installed plugins' entry points to load (each once), and the names blocked by the environment."""
+    blocked = disabled_plugins()
+    wanted: list[metadata.EntryPoint] = []
+    blocked_names: list[str] = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = entry_point.dist
+        if blocked & {entry_point.name, dist.name if dist else None}:
+            blocked_names.append(entry_point.name)
+        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
+            wanted.append(entry_point)
+    return wanted, blocked_names
+
+
+def installed_refusals() -> dict[str, str]:
+    """Entry point -> why it is not imported, for every installed plugin not blocked (probing those not
+    yet probed). A worker process gets these in its environment, so it never imports them either."""
+    wanted, _ = installed_entry_points()
+    return refusals(wanted) if wanted else {}
 
 
 @dataclass(frozen=True)

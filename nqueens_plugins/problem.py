@@ -280,13 +280,3 @@ class Budget:
         """The same limits (and trace) with the clock starting now."""
         return Budget(self.seconds, self.iterations, trace=self.trace)
 
-
-def outcome_to_dict(outcome: Outcome) -> dict[str, Any]:
-    """A JSON-ready view of an outcome (queens as a plain list)."""
-    return {
-        "status": str(outcome.status),
-        "queens": None if outcome.queens is None else [int(r) for r in outcome.queens],
-        "iterations": int(outcome.iterations),
-        "moves": int(outcome.moves),
-        "counters": dict(outcome.counters),
-    }

@@ -1,4 +1,9 @@
-"""The results file: JSON lines, appended and flushed one run at a time.
+"""Formats layer: the results file, JSON lines appended and flushed one run at a time. Its only owner.
+
+Everything that writes a record (``compare``, ``solve --json``) or reads one
+(``report``, ``plot``, ``records_frame``, ``--resume``) goes through here: the
+fields of a run record are made by ``instance_fields`` and ``run_record``, read
+back by ``scan_records`` and named in tables by ``instance_label``.
 
 Line 1 (and the first line of every later session that resumes the file) is a
 header describing the environment; every other line is one run. Because each
@@ -14,7 +19,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fcntl
-import io
 import json
 import os
 import platform
@@ -31,6 +35,39 @@ from nqueens_plugins.verify import board_error
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
+
+
+def instance_fields(problem: Problem) -> dict[str, Any]:
+    """What a record says of its instance: our JSON form's fields, the content hash, the source."""
+    return {
+        "n": problem.n,
+        "fixed": {str(c): r for c, r in problem.fixed.items()},
+        "blocked": [list(square) for square in sorted(problem.blocked)],
+        "instance": problem.id,
+        "source": problem.source,
+    }
+
+
+def run_record(result: Mapping[str, Any], source: Any, timeout: float | None) -> dict[str, Any]:
+    """A run's record: the result's fields (``Result.to_dict``), the plugin that supplied the solver
+    (a ``Source``, or None), and the time limit an unsolved run is censored at (``report``)."""
+    record: dict[str, Any] = {"type": "run"}
+    record.update(result)
+    record["plugin"] = getattr(source, "plugin", None)
+    record["distribution"] = getattr(source, "distribution", None)
+    record["version"] = getattr(source, "version", None)
+    record["timestamp"] = now()
+    record["timeout"] = timeout
+    return record
+
+
+def instance_label(record: Mapping[str, Any]) -> str | None:
+    """How a record's instance is named in tables: None for a plain board."""
+    if record.get("source"):
+        return str(record["source"])
+    if not record.get("fixed") and not record.get("blocked"):
+        return None
+    return f"n={record['n']} #{record.get('instance') or '?'}"
 
 
 def run_key(record: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -125,13 +162,6 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
         raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
     with handle:
         yield from parse_lines(handle, str(path), loaded)
-
-
-def parse_records(data: bytes, name: str) -> Loaded:
-    """``read_records`` for bytes already in memory."""
-    loaded = Loaded()
-    loaded.records.extend(parse_lines(io.BytesIO(data), name, loaded))
-    return loaded
 
 
 def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
@@ -316,10 +346,3 @@ def ends_with_newline(path: Path) -> bool:
         handle.seek(-1, os.SEEK_END)
         return handle.read(1) == b"\n"
 
-
-def write_all(path: Path, records: Iterable[Mapping[str, Any]], command: str | None = None) -> None:
-    """Write a whole results file at once (tests and conversions)."""
-    writer = ResultsWriter(path, resume=False, command=command)
-    for record in records:
-        writer.write(record)
-    writer.close()

@@ -1,6 +1,6 @@
 """The registry that plugins fill: which solvers exist and who supplied each one.
 
-The object a plugin receives as ``register`` is a ``SolverRegister`` bound to
+The object a plugin receives as ``register`` is a ``PluginRegister`` bound to
 that plugin, so every solver is recorded with its source, and a failure is
 pinned on the plugin that caused it.
 """
@@ -123,8 +123,9 @@ class Registry:
         return f"unknown solver {name!r}{hint}{broken}{blocked}"
 
 
-class SolverRegister:
-    """The ``register`` callable handed to one plugin's ``nqueens_register_solvers``."""
+class PluginRegister:
+    """The ``register`` callable handed to one plugin's ``nqueens_register_solvers`` (a ``SolverRegister``),
+    bound to that plugin so that every solver is recorded with its source."""
 
     def __init__(self, registry: Registry, source: Source) -> None:
         self._registry = registry

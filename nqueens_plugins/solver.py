@@ -145,6 +145,11 @@ class Solver:
         """Count the solutions in one piece from ``count_parts`` (SOLVED, or TIMED_OUT: a lower bound)."""
         raise NotImplementedError(f"{self.name} does not count in parts")
 
+    def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
+        """About how many seconds counting ``problem`` would take on this machine; None when the solver
+        cannot tell. ``nqueens count`` asks before starting a count without a limit that would take days."""
+        return None
+
     def engine(self, options: Mapping[str, Any]) -> str | None:
         """What will execute this variant's search, as ``nqueens plugins`` shows it (None: not said).
 

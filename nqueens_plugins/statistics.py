@@ -16,7 +16,7 @@ were solutions does too. The figures here are the field's own:
   Stützle): quartiles of time-to-solve with every unsolved run counted as
   infinitely long, so a quantile that falls on an unsolved run is reported as
   "more than the limit" instead of a number.
-* Success rates carry their 95 % Wilson score interval (``report.wilson_interval``).
+* Success rates carry their 95 % Wilson score interval (``wilson_interval``).
 
 ``compare_to_baseline`` says whether a variant is really faster than another:
 the ratio of their ERTs with a bootstrap 95 % interval (``scipy.stats.bootstrap``,
@@ -182,3 +182,14 @@ def require_scipy(what: str) -> None:
         import scipy  # noqa: F401
     except ImportError:
         raise BadInput(f"{what} needs scipy: pip install 'nqueens-plugins[report]'") from None
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95 % Wilson score interval for a success rate (sound at 0 and at 100 %)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -35,9 +35,10 @@ from nqueens_plugins import host
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.inputs import make_problem
 from nqueens_plugins.problem import Problem
+from nqueens_plugins.judge import CountResult, Result
 from nqueens_plugins.registry import check_solver
-from nqueens_plugins.execution import Task, shared_executor
-from nqueens_plugins.run import CountResult, Result, check_runnable
+from nqueens_plugins.service import shared_executor
+from nqueens_plugins.tasks import Task, check_runnable
 from nqueens_plugins.solver import Variant
 from nqueens_plugins.verify import known_count
 

@@ -1,7 +1,7 @@
-"""The worker program: ``python -m nqueens_plugins.worker READ_FD WRITE_FD PARENT_PID``.
+"""Execution layer, worker side: the worker program, ``python -m nqueens_plugins.worker READ_FD WRITE_FD PARENT_PID``.
 
 Every call into plugin code runs here, in a process of its own that the
-execution service (``execution.py``) starts, feeds tasks over a pipe, times out
+execution service (``service.py``) starts, feeds tasks over a pipe, times out
 and kills from outside. A program of its own (not a multiprocessing child) so
 that it never re-imports the caller's ``__main__`` script, and so that a Dask
 worker can start the very same program.
@@ -14,8 +14,8 @@ that), then for each task:
    kernels are loaded before any clock starts;
 2. after a warm-up it sends ``("started",)``, from which the service's time
    limit runs (a warm worker starts at once; the limit runs from submission);
-3. it calls the solver (``run.execute`` or ``run.execute_count``), which times the
-   call alone, and sends the result back, unverified (the parent verifies).
+3. it calls the solver (``calls.perform``), which times the call alone, and
+   sends the result back, unverified (the parent verifies, ``judge.py``).
 
 It lives in its own process group (the service kills the group, so whatever a
 plugin started goes too) and adopts what a plugin started outside the group
@@ -36,9 +36,10 @@ import threading
 import time
 from multiprocessing.connection import Connection
 from collections.abc import Iterator
-from typing import Any
 
 from nqueens_plugins import processes
+from nqueens_plugins.calls import perform
+from nqueens_plugins.tasks import Task
 
 ORPHAN_CHECK_SECONDS = 0.2
 
@@ -77,7 +78,7 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
 
 
-def warm_up(task: Any, warmed: set[str]) -> bool:
+def warm_up(task: Task, warmed: set[str]) -> bool:
     """The solver's untimed ``warm_up`` the first time a solver is met (imports, JIT);
     True if it ran (the parent is then told when the timed call starts)."""
     name = task.variant.name
@@ -123,8 +124,6 @@ def format_bytes(size: int) -> str:
 
 
 def serve(reader: Connection, writer: Connection) -> None:
-    from nqueens_plugins.execution import perform
-
     warmed: set[str] = set()
     while True:
         try:
@@ -156,7 +155,9 @@ def main() -> None:
     processes.become_subreaper()
     die_with_parent(parent)
     reader, writer = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
-    from nqueens_plugins import execution  # noqa: F401 - imported before "ready", so startup is never timed
+    # Imported before "ready", so that no task's clock pays for them: the calls and the contract (above),
+    # and numpy, which the built-ins and most plugins use.
+    import numpy  # noqa: F401
 
     writer.send(("ready",))
     serve(reader, writer)

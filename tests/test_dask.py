@@ -13,10 +13,11 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 import nqueens_plugins as nq  # noqa: E402
-from nqueens_plugins import dask_backend, host, harness  # noqa: E402
-from nqueens_plugins.dask_backend import DaskExecutor  # noqa: E402
+from nqueens_plugins import dask_chunks, dask_cluster, host  # noqa: E402
+from nqueens_plugins.grid import Grid, stream  # noqa: E402
+from nqueens_plugins.dask_cluster import DaskExecutor  # noqa: E402
 from nqueens_plugins.errors import BadInput  # noqa: E402
-from nqueens_plugins.execution import Task  # noqa: E402
+from nqueens_plugins.tasks import Task  # noqa: E402
 from nqueens_plugins.inputs import make_problem  # noqa: E402
 from nqueens_plugins.records import read_records, run_key  # noqa: E402
 
@@ -49,11 +50,11 @@ def test_the_same_seed_gives_the_same_records_as_a_local_run(client, tmp_path: P
 
 def test_a_killed_dask_worker_loses_no_record_and_doubles_none(client, tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    grid = harness.Grid(host.registry().variants("min-conflicts"), [64], trials=120, seed=0, timeout=30)
+    grid = Grid(host.registry().variants("min-conflicts"), [64], trials=120, seed=0, timeout=30)
     pids = list(client.run(os.getpid).values())
     with DaskExecutor(client=client, chunk_size=4) as executor:
         records = []
-        for record in harness.stream(grid, executor=executor, out=out):
+        for record in stream(grid, executor=executor, out=out):
             records.append(record)
             if len(records) == 8:
                 os.kill(pids[0], signal.SIGKILL)  # mid-grid: its chunks run again elsewhere
@@ -85,8 +86,8 @@ def test_a_hang_on_the_cluster_is_killed_there(fake_distribution) -> None:
 
 
 def test_plugin_version_mismatch_is_named(client, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = dask_backend.installed_plugins()
-    monkeypatch.setattr(dask_backend, "installed_plugins", lambda: {**real, "nqueens-ortools": "9.9"})
+    real = dask_chunks.installed_plugins()
+    monkeypatch.setattr(dask_cluster, "installed_plugins", lambda: {**real, "nqueens-ortools": "9.9"})
     with pytest.raises(BadInput, match=r"Dask worker tcp://\S+ has other plugin versions: nqueens-ortools 0.1.0 there, 9.9 here"):
         DaskExecutor(client=client)
 

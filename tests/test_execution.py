@@ -13,7 +13,8 @@ import pytest
 
 import nqueens_plugins as nq
 from nqueens_plugins import host
-from nqueens_plugins.execution import LocalExecutor, Task
+from nqueens_plugins.service import LocalExecutor
+from nqueens_plugins.tasks import Task
 from nqueens_plugins.inputs import make_problem
 
 HERE = Path(__file__).parent
@@ -211,7 +212,7 @@ def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distr
 
 
 def test_a_count_in_parts_adds_up_to_the_whole() -> None:
-    from nqueens_plugins.execution import count_in_parts
+    from nqueens_plugins.counting import count_in_parts
 
     with LocalExecutor(2) as executor:
         shown: list[tuple[int, int]] = []

@@ -16,7 +16,7 @@ from nqueens_plugins import host, instances
 from nqueens_plugins.errors import BadInput
 from nqueens_plugins.inputs import make_problem
 from nqueens_plugins.problem import Problem
-from nqueens_plugins.run import count, run
+from nqueens_plugins.inprocess import count, run
 from nqueens_plugins.testing import check_blocked_squares
 from nqueens_plugins.verify import board_error, instance_contradiction
 

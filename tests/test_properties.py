@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import nqueens_plugins as nq
 from nqueens_plugins import host, inputs
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.run import clean_counters
+from nqueens_plugins.judge import clean_counters
 
 
 @st.composite

@@ -230,7 +230,7 @@ def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_c
 
 def test_an_instance_family_is_plotted_against_its_parameter() -> None:
     from nqueens_plugins.plot import svg_figure
-    from nqueens_plugins.report import group_runs
+    from nqueens_plugins.summary import group_runs
 
     records = []
     for d in (2, 4, 6):

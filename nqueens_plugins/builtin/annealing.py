@@ -33,7 +33,7 @@ from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 CHECK_EVERY = 1024  # steps between budget polls
 

@@ -46,7 +46,7 @@ from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Tra
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 CHECK_EVERY = 4096  # placements between budget polls in plain backtracking
 CHECK_WORK = 1 << 16  # forward checking: elementary steps between polls (a placement costs O(n))

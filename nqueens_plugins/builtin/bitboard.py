@@ -50,7 +50,7 @@ from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 CHUNKS_PER_WORKER = 16
 PARTS = 64  # pieces of a count on a cluster (count_parts): enough to keep many workers busy to the end
@@ -61,8 +61,8 @@ BATCH = 64  # subtrees counted between two polls of the budget in one process
 Task = tuple[int, int, int, int, int, tuple[int, ...]]  # rows, diagonals, anti, next column, weight, rows so far
 
 
-# Measured (benchmarks/counting.py): the compiled kernel on 2 cores counts n = 17's
-# 95,815,104 solutions in about 9 s; work grows with the number of solutions.
+# Solutions the compiled kernel counts per second on 2 cores, roughly, for ``count_seconds``
+# (benchmarks/counting.py measures the real figure); work grows with the number of solutions.
 SOLUTIONS_PER_SECOND = 1.05e7
 
 
@@ -253,6 +253,10 @@ class Bitboard(Solver):
 
     def engine(self, options: Mapping[str, Any]) -> str:
         return engine_of(options)
+
+    def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
+        """A rough time for a plain board with the compiled kernel (None otherwise: it depends on the instance)."""
+        return estimate_count_seconds(problem.n) if problem.is_plain and use_numba(options) else None
 
     def warm_up(self, options: Mapping[str, Any]) -> None:
         """Also load both compiled counters (the symmetric one and the masked one)."""

@@ -38,7 +38,7 @@ from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Tra
 from nqueens_plugins.solver import Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 MAX_N = 62  # a line's open squares must fit a signed 64-bit word
 SLICE_NODES = 1 << 16  # placements between budget polls (about 20 ms compiled at n = 56)

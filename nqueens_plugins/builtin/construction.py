@@ -32,7 +32,7 @@ from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 MAX_N = 200_000_000
 

@@ -65,7 +65,7 @@ from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 CHECK_EVERY = 64  # repair steps between clock reads
 # Defaults on instances with fixed queens or blocked squares (chosen in benchmarks/hard_instances.py);

@@ -28,7 +28,7 @@ from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 BATCH_CELLS = 1 << 16  # queens drawn per batch
 

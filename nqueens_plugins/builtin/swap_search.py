@@ -50,7 +50,7 @@ from nqueens_plugins.problem import Budget, Outcome, Problem, Status
 from nqueens_plugins.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.registry import SolverRegister
+    from nqueens_plugins.hookspecs import SolverRegister
 
 SLICE = 1 << 16  # swap attempts between budget checks
 RESET_BLOCK = 1 << 22  # queens reset at a time on a restart (no temporary the size of the board)

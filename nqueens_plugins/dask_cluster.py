@@ -1,7 +1,7 @@
-"""Run the execution service's tasks on a Dask cluster (``--executor dask --scheduler ADDRESS``).
+"""Execution layer, parent side: the execution service's tasks on a Dask cluster (``--executor dask --scheduler ADDRESS``).
 
 The grid is cut into chunks of tasks; each chunk is one Dask task. On the Dask
-worker the chunk runs through the very same isolated, warm, killable worker
+worker the chunk runs (``dask_chunks.run_chunk``) through the very same isolated, warm, killable worker
 program as on this machine (a ``LocalExecutor`` of one worker per Dask worker
 thread), so a plugin that hangs on the cluster is killed there, and what comes
 back is unverified: this process verifies every answer and writes the records,
@@ -23,48 +23,23 @@ same plugin distributions installed); this module checks those versions first.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
+from nqueens_plugins.counting import count_in_parts
+from nqueens_plugins import dask_chunks
+from nqueens_plugins.dask_chunks import installed_plugins, run_chunk
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.execution import Answer, Executor, LocalExecutor, Task, conclude, count_in_parts
-from nqueens_plugins.run import Executed
+from nqueens_plugins.judge import Answer, conclude
+from nqueens_plugins.service import Executor
+from nqueens_plugins.tasks import Executed, Task, TaskKind
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
 WINDOW_PER_WORKER = 4  # chunks in flight per Dask worker
 CONNECT_SECONDS = 10
 INSTALL_HINT = "pip install 'nqueens-plugins[dask]'"
-
-_local = threading.local()
-
-
-def installed_plugins() -> dict[str, str]:
-    """Versions of nqueens-plugins and of every distribution that provides an ``nqueens`` plugin."""
-    from importlib import metadata
-
-    versions = {"nqueens-plugins": metadata.version("nqueens-plugins")}
-    for entry_point in metadata.entry_points(group="nqueens"):
-        if entry_point.dist is not None:
-            versions[entry_point.dist.name] = entry_point.dist.version
-    return versions
-
-
-def worker_versions() -> dict[str, str]:
-    """``installed_plugins`` as a Dask worker sees it (sent by reference, run there)."""
-    return installed_plugins()
-
-
-def run_chunk(tasks: list[Task]) -> list[tuple[Executed, float | None]]:
-    """On a Dask worker: run the chunk in this thread's isolated worker process; results unverified."""
-    executor = getattr(_local, "executor", None)
-    if executor is None:
-        executor = _local.executor = LocalExecutor(1)
-    by_task = {id(task): (executed, wall) for task, executed, wall in executor.execute(tasks)}
-    return [by_task[id(task)] for task in tasks]
-
 
 def in_chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
     """Consecutive lists of ``size`` tasks, read lazily (a long grid is never copied whole)."""
@@ -106,7 +81,7 @@ class DaskExecutor(Executor):
         """Refuse a cluster whose workers have other versions of this package or its plugins."""
         mine = installed_plugins()
         try:
-            theirs = self.client.run(worker_versions)
+            theirs = self.client.run(dask_chunks.installed_plugins)  # the worker-side function, by reference
         except Exception as exc:  # noqa: BLE001 - a worker without this package raises ImportError there
             raise BadInput(f"the Dask workers cannot run nqueens-plugins ({type(exc).__name__}: {exc}); install it there") from None
         for worker, versions in sorted(theirs.items()):
@@ -120,7 +95,7 @@ class DaskExecutor(Executor):
             raise BadInput("the Dask cluster has no workers")
         self.workers = len(theirs)
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
         """Run every task on the cluster; yield (task, verified result) chunk by chunk as they end."""
         from distributed import as_completed
 
@@ -155,9 +130,9 @@ class DaskExecutor(Executor):
             for future in submitted:
                 future.cancel()
 
-    def run(self, task: Task) -> Answer:
+    def run(self, task: Task) -> Answer | Executed:
         """One task; a count is split into the pieces its solver offers, counted across the cluster."""
-        if task.kind == "count":
+        if task.kind == TaskKind.COUNT:
             return count_in_parts(self, task)
         return super().run(task)
 

@@ -1,4 +1,4 @@
-"""The execution service: every call into plugin code goes through here.
+"""Execution layer, parent side: the service through which every call into plugin code goes.
 
 Solve and count from the CLI and the API, comparisons, cross-checks and the
 contract kit all hand ``Task``s to an ``Executor`` and get verified results back.
@@ -10,28 +10,29 @@ own. Here each task runs in a worker process (``worker.py``, started as
 * lives in its own process group: a kill takes whatever the plugin started;
 * says when it has started (Python and this package imported): no task's
   clock runs during a worker's startup, however loaded the machine;
-* is warm-started: the first time it meets a solver it runs it once on a tiny
-  board, untimed, so imports and compiled kernels never count as solving time
-  (a warm-up that outlasts the task's whole limit is killed like a run);
-* times the solver call alone; the parent records its own wall time beside it,
-  and the difference is reported as ``overhead_seconds``;
+* is warm-started: the first time it meets a solver it runs the solver's
+  untimed ``warm_up``, so imports and compiled kernels never count as solving
+  time (a warm-up that outlasts the task's whole limit is killed like a run);
+* times the solver call alone; this process records its own wall time beside
+  it, and the difference is reported as ``overhead_seconds``;
 * is killed from outside ``KILL_GRACE`` seconds past the task's time limit
   (the run is recorded ``timed-out``), and replaced when it dies (``error``,
   with the exit status or signal);
 * is reused for the next task, since starting a process costs more than a
   fast run.
 
-Whatever comes back is verified here, in the parent (``run.judge``,
-``run.judge_count``): a solver never vouches for its own answer. Workers leave
-by themselves when the parent is gone, however it died.
+Whatever comes back is verified here, in this process (``judge.conclude``): a
+solver never vouches for its own answer. Workers leave by themselves when this
+process is gone, however it died.
 
 Backends: ``LocalExecutor`` (worker processes on this machine, the default)
-and ``DaskExecutor`` (``dask_backend.py``), which runs the same worker program
+and ``DaskExecutor`` (``dask_cluster.py``), which runs the same worker program
 inside each Dask task.
 """
 
 from __future__ import annotations
 
+import abc
 import atexit
 import json
 import os
@@ -39,94 +40,18 @@ import subprocess
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
-from typing import Any
 
-from nqueens_plugins import host, probe, processes
+from nqueens_plugins import probe, processes
 from nqueens_plugins.errors import BadInput
-from nqueens_plugins.problem import Budget, Count, Problem, Status, Trace
-from nqueens_plugins.run import (
-    CountResult, Executed, Result, call_plugin, check_runnable, execute, execute_count, judge, judge_count, start_trace,
-)  # fmt: skip
-from nqueens_plugins.solver import Variant
+from nqueens_plugins.judge import Answer, conclude
+from nqueens_plugins.problem import Status
+from nqueens_plugins.tasks import Executed, Task
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
 STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
 DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still alive
-
-
-@dataclass(frozen=True)
-class Task:
-    """One call into plugin code: ``kind`` is ``solve`` or ``count`` a problem with a variant, or
-    (for a count split across a cluster, see ``count_in_parts``) ``count-plan`` or ``count-part``."""
-
-    kind: str
-    variant: Variant
-    problem: Problem
-    seed: int = 0
-    trial: int = 0
-    timeout: float | None = None
-    max_iterations: int | None = None
-    unique: bool = False
-    part: Any = None  # the piece a count-part task counts
-    deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
-    memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
-    trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
-
-    def seconds_left(self) -> float | None:
-        """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
-        if self.deadline is None:
-            return self.timeout
-        left = max(0.0, self.deadline - time.time())
-        return left if self.timeout is None else min(self.timeout, left)
-
-    @classmethod
-    def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
-        check_runnable(variant, problem)
-        if kwargs.get("trace"):
-            start_trace(variant, problem)  # refuses a solver that does not trace, or a board too large
-        return cls("solve", variant, problem, **kwargs)
-
-    @classmethod
-    def count(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
-        from nqueens_plugins.run import check_countable
-
-        check_countable(variant, problem, kwargs.get("unique", False))
-        return cls("count", variant, problem, **kwargs)
-
-
-Answer = Result | CountResult
-
-
-def perform(task: Task) -> Executed:
-    """Run a task's solver call, in whatever process this is (the worker's side)."""
-    solver, options = task.variant.solver, dict(task.variant.options)
-    seconds = task.seconds_left()
-    if task.kind == "count":
-        return execute_count(task.variant, task.problem, task.unique, Budget(seconds))
-    if task.kind == "count-plan":
-        return Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique))
-    if task.kind == "count-part":
-        budget = Budget(seconds)
-        return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
-    steps = Trace(task.problem.n) if task.trace else None
-    return execute(task.variant, task.problem, task.seed, task.trial, Budget(seconds, task.max_iterations, trace=steps))
-
-
-def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer:
-    """Verify what came back and make the result (the parent's side). The pieces of a split
-    count come back as they are; ``count_in_parts`` checks them and verifies the total."""
-    if task.kind in ("count-plan", "count-part"):
-        return executed  # type: ignore[return-value]
-    if task.kind == "count":
-        answer: Answer = judge_count(task.variant, task.problem, task.unique, executed)
-    else:
-        answer = judge(task.variant, task.problem, task.seed, task.trial, executed)
-    if wall is not None:
-        answer.overhead_seconds = max(0.0, wall - executed.seconds)
-    return answer
 
 
 def killed(task: Task, elapsed: float, during_warm_up: bool) -> Executed:
@@ -152,7 +77,7 @@ class WorkerProcess:
         from_child_read, from_child_write = os.pipe()
         environment = processes.child_environment()
         # The plugins whose import crashed a probe here are not imported there either.
-        environment[probe.INHERITED_VARIABLE] = json.dumps(host.probe_refusals())
+        environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "nqueens_plugins.worker", str(to_child_read), str(from_child_write), str(os.getpid())],
@@ -218,21 +143,26 @@ class WorkerProcess:
         return self.process.poll() is None and not self.receiver.closed
 
 
-class Executor:
+class Executor(abc.ABC):
     """What every backend offers: ``map`` (tasks in, verified answers out as they end),
-    ``run`` (one task), ``close``; usable as a context manager."""
+    ``run`` (one task), ``close``; usable as a context manager.
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:
-        raise NotImplementedError
+    The pieces of a split count (``TaskKind.COUNT_PLAN``, ``COUNT_PART``) come back
+    unverified, as ``Executed``: ``counting.count_in_parts`` verifies their total.
+    """
 
-    def run(self, task: Task) -> Answer:
+    @abc.abstractmethod
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
+        """Run every task; yield (task, its verified result) as each ends, in the order they end."""
+
+    def run(self, task: Task) -> Answer | Executed:
         """One task, its result."""
         for _, answer in self.map([task]):
             return answer
         raise RuntimeError("the executor returned nothing")  # pragma: no cover
 
     def close(self) -> None:
-        pass
+        """Release what the backend holds (idle workers, a cluster connection)."""
 
     def __enter__(self) -> Executor:
         return self
@@ -260,8 +190,7 @@ class LocalExecutor(Executor):
         self.jobs = max(1, jobs or cores)
         self.idle: list[WorkerProcess] = []
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer]]:
-        """Run every task; yield (task, verified result) as each ends, in the order they end."""
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
         for task, executed, wall in self.execute(tasks):
             yield task, conclude(task, executed, wall)
 
@@ -365,78 +294,6 @@ class LocalExecutor(Executor):
         """End the idle workers (their groups are killed: an idle worker holds nothing)."""
         while self.idle:
             self.idle.pop().kill()
-
-
-def count_in_parts(
-    executor: Executor, task: Task, progress: Callable[[int, int], None] | None = None
-) -> CountResult:
-    """A count split into the pieces the solver offers (``Solver.count_parts``), counted as
-    separate tasks by ``executor`` (the workers of a cluster), added up here and verified.
-
-    A solver that offers no pieces (or fails to plan) is counted in one task. A
-    piece that fails makes the count fail; one that runs out of time makes the total
-    a lower bound (``timed-out``). The task's ``timeout`` holds for the whole
-    count: every piece carries the same deadline. ``progress(done, total)`` is
-    called as pieces come back (this is how a long count shows how far it is).
-    """
-    start = time.perf_counter()
-    if task.timeout is not None and task.deadline is None:
-        task = replace(task, deadline=time.time() + task.timeout)
-    ((_, plan),) = executor.map([replace(task, kind="count-plan")])
-    parts = getattr(plan, "outcome", None)
-    if getattr(plan, "error", None) is not None or not isinstance(parts, list) or not parts:
-        ((_, answer),) = executor.map([task])  # in one piece (``run`` may be what called us)
-        assert isinstance(answer, CountResult)
-        return answer
-    total = iterations = done = 0
-    counters: dict[str, int] = {}  # the pieces' whole-number counters, added up
-    status = Status.SOLVED
-    if progress is not None:
-        progress(0, len(parts))
-    answers = executor.map([replace(task, kind="count-part", part=part) for part in parts])
-    try:
-        for _, executed in answers:
-            assert isinstance(executed, Executed)
-            done += 1
-            if progress is not None:
-                progress(done, len(parts))
-            if executed.error is not None and executed.status is Status.TIMED_OUT:
-                status = Status.TIMED_OUT  # killed at the deadline: its subtrees are not in the total
-            else:
-                counted = executed.outcome
-                problem = executed.error or part_error(counted)
-                if problem is not None:
-                    failed = Executed(None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status)
-                    return judge_count(task.variant, task.problem, task.unique, failed)
-                total += int(counted.solutions)
-                iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0
-                piece_counters = counted.counters if isinstance(counted.counters, dict) else {}
-                for key, value in piece_counters.items():
-                    if isinstance(key, str) and isinstance(value, int) and not isinstance(value, bool):
-                        counters[key] = counters.get(key, 0) + value
-                if Status(counted.status) is not Status.SOLVED:
-                    status = Status.TIMED_OUT
-            if task.deadline is not None and time.time() >= task.deadline and done < len(parts):
-                status = Status.TIMED_OUT  # the pieces not yet counted are left out, not started only to be stopped
-                break
-    finally:
-        close = getattr(answers, "close", None)
-        if close is not None:
-            close()  # stops the pieces still running (a generator's cleanup kills their workers)
-    combined = Count(status, total, task.unique, iterations, {**counters, "parts": len(parts)})
-    return judge_count(task.variant, task.problem, task.unique, Executed(combined, time.perf_counter() - start))
-
-
-def part_error(counted: Any) -> str | None:
-    """Why one piece of a count is not a well-formed partial Count, or None (it cannot be checked
-    against OEIS on its own; the total is)."""
-    if not isinstance(counted, Count):
-        return f"returned {type(counted).__name__}, not a Count"
-    if isinstance(counted.solutions, bool) or not isinstance(counted.solutions, int) or counted.solutions < 0:
-        return f"count must be a non-negative integer, got {counted.solutions!r}"
-    if counted.status not in (Status.SOLVED, Status.TIMED_OUT):
-        return f"a piece ends solved or timed-out, not {counted.status!r}"
-    return None
 
 
 _shared: LocalExecutor | None = None

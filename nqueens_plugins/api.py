@@ -1,0 +1,342 @@
+"""API layer, parent side: the one front door. User arguments become a Problem, a run, a grid here.
+
+``import nqueens_plugins as nq`` and the ``nqueens`` command both call these
+functions, so a rule about how a run is made (what a size may be, which limit
+applies, which executor runs it) is written once. Arguments may be Python
+values or the text a command line gives (``"8"``, ``"0:2,3:1"``); every
+failure the user can fix is a ``BadInput`` with one line to show.
+
+The CLI adds only what a terminal needs, through keyword hooks: an executor of
+its choosing, progress callbacks, and notes to print.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins import host, inputs
+from nqueens_plugins import instances as instance_files
+from nqueens_plugins.crosscheck import Check, InstanceCheck, cross_check_instances, cross_check_sizes, read_expected
+from nqueens_plugins.errors import BadInput
+from nqueens_plugins.grid import DEFAULT_TIMEOUT, Grid, stream
+from nqueens_plugins.judge import CountResult, Result
+from nqueens_plugins.problem import Problem
+from nqueens_plugins.registry import Registration
+from nqueens_plugins.service import Executor, LocalExecutor, shared_executor
+from nqueens_plugins.solver import Variant
+from nqueens_plugins.tasks import Task
+
+CROSS_CHECK_TIMEOUT = 10.0
+Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
+
+
+def solvers() -> list[Registration]:
+    """Every registered solver, with the plugin and distribution that supplied it."""
+    return list(host.registry())
+
+
+def variant(solver: str | Variant, **options: Any) -> Variant:
+    """The variant ``solver`` names (``"NAME[key=value,...]"``, options also as keywords), loading only the
+    plugins that supply it."""
+    if isinstance(solver, Variant):
+        if options:
+            raise BadInput("give options in the solver's name or as keywords, not to a resolved variant")
+        return solver
+    spec = inputs.solver_spec(solver)
+    return host.registry_for_specs([spec]).variant(spec, **options)
+
+
+def variants(solvers: str | Sequence[str]) -> list[Variant]:
+    """The variants of ``"all"``, ``"a,b[x=1|2]"`` or a list of specs (a sweep ``x=1|2`` stands for each value)."""
+    if not isinstance(solvers, str):
+        solvers = [inputs.solver_spec(spec) for spec in solvers]
+    return host.registry_for_specs(solvers).variants(solvers)
+
+
+def problem_of(
+    n: int | str | Problem | None = None,
+    instance: str | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[Any] | str | None = None,
+) -> Problem:
+    """The board a call names: a size (with fixed queens and blocked squares), a Problem, or an instance file.
+
+    ``fixed`` and ``blocked`` given with an instance are added to its own; ``n``
+    given with one must match it. Text is read as the command line writes it:
+    ``"0:2,3:1"`` (column:row, 0-based).
+    """
+    if isinstance(fixed, str):
+        fixed = inputs.parse_fixed(fixed)
+    if isinstance(blocked, str):
+        blocked = inputs.parse_blocked(blocked)
+    if isinstance(n, Problem):
+        if fixed or blocked or instance:
+            raise BadInput("give a Problem, or n with fixed and blocked, or an instance file; not several")
+        return n
+    if instance is not None:
+        problem = instance_files.load_one(instance)
+        if n is not None and inputs.parse_size(n) != problem.n:
+            raise BadInput(f"-n {n} does not match the instance's n = {problem.n}")
+        if not fixed and not blocked:
+            return problem
+        return inputs.make_problem(problem.n, {**problem.fixed, **(fixed or {})},
+                                   set(problem.blocked) | set(map(tuple, blocked or ())), source=problem.source)  # fmt: skip
+    if n is None:
+        raise BadInput("give a board size (-n N) or an instance file (--instance FILE)")
+    return inputs.make_problem(n, fixed, blocked or ())
+
+
+def executor_for(kind: str = "local", scheduler: str | None = None, jobs: int = 0) -> Executor:
+    """A backend by name: ``local`` worker processes (``jobs`` of them, 0: one per core) or a ``dask`` cluster."""
+    if kind == "dask":
+        from nqueens_plugins.dask_cluster import DaskExecutor
+
+        return DaskExecutor(scheduler)
+    if kind != "local":
+        raise BadInput(f"executor is local or dask, not {kind!r}")
+    if scheduler:
+        raise BadInput("--scheduler goes with --executor dask")
+    return LocalExecutor(jobs)
+
+
+def solve(
+    solver: str | Variant,
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    seed: int | None = None,
+    timeout: float | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    max_iterations: int | None = None,
+    trial: int = 0,
+    isolate: bool = True,
+    memory: int | str | None = None,
+    trace: bool | str | Path = False,
+    executor: Executor | None = None,
+    **options: Any,
+) -> Result:
+    """Solve one board and return the verified result.
+
+    The board is ``n`` (with ``fixed`` queens, column -> row, and ``blocked``
+    (column, row) squares), a ``Problem``, or ``instance="FILE"`` (any format of
+    ``nqueens_plugins.instances``, ``FILE@d`` for excluded diagonals).
+    ``solver`` may carry options (``"simulated-annealing[cooling=0.99]"``) or take
+    them as keywords (``cooling=0.99``). ``seed`` None means 0, as on the command
+    line, so the same call gives the same answer. Raises BadInput for anything the
+    user can fix. The result's ``verified`` is True only when the verifier checked
+    the answer; ``status`` is ``invalid`` when it rejected it.
+
+    The solver runs in a warm worker process of the execution service (kept for
+    the next call; or ``executor``'s), so a hang is killed at ``timeout`` and a
+    crash is a result, not the end of your program. ``isolate=False`` calls it in
+    this process instead (no protection; for trusted solvers on small boards).
+
+    ``trace=True`` records every step in ``result.trace`` (boards up to 64 and
+    solvers that trace: every built-in does); a path also writes the trace file
+    that ``nqueens animate`` reads (nothing is written when no trace came back:
+    the run was killed or its worker died).
+    """
+    chosen = variant(solver, **options)
+    problem = problem_of(n, instance, fixed, blocked)
+    seed = inputs.whole_number(seed or 0, "seed")
+    trial = inputs.whole_number(trial, "trial", minimum=0)
+    timeout = inputs.time_limit(timeout)
+    if max_iterations is not None:
+        max_iterations = inputs.whole_number(max_iterations, "max_iterations", minimum=1)
+    trace_file = Path(trace) if isinstance(trace, (str, Path)) else None
+    if trace_file is not None:
+        inputs.check_writable(trace_file)
+    traced = trace is not False and trace is not None
+    limits: dict[str, Any] = dict(seed=seed, trial=trial, timeout=timeout, max_iterations=max_iterations, trace=traced)
+    if isolate:
+        limit = None if memory is None else inputs.parse_memory(memory)
+        task = Task.solve(chosen, problem, memory=limit, **limits)
+        result = (executor or shared_executor()).run(task)
+    else:
+        from nqueens_plugins.inprocess import run
+
+        result = run(chosen, problem, **limits)
+    assert isinstance(result, Result)
+    if trace_file is not None and result.trace is not None:
+        from nqueens_plugins.animate import write_trace
+
+        write_trace(result, trace_file)
+    return result
+
+
+def count(
+    solver: str | Variant,
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    unique: bool = False,
+    timeout: float | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    isolate: bool = True,
+    memory: int | str | None = None,
+    executor: Executor | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> CountResult:
+    """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
+
+    Isolated like ``solve`` unless ``isolate=False``. With ``progress(done,
+    total)``, the count is split into the pieces the solver offers and counted by
+    all of ``executor``'s workers (a Dask executor always splits), and
+    ``progress`` hears each piece come back.
+    """
+    chosen = variant(solver, **options)
+    problem = problem_of(n, instance, fixed, blocked)
+    timeout = inputs.time_limit(timeout)
+    if not isolate:
+        from nqueens_plugins.inprocess import count as count_here
+
+        return count_here(chosen, problem, unique=unique, timeout=timeout)
+    limit = None if memory is None else inputs.parse_memory(memory)
+    task = Task.count(chosen, problem, unique=unique, timeout=timeout, memory=limit)
+    backend = executor or shared_executor()
+    if progress is not None:
+        from nqueens_plugins.counting import count_in_parts
+
+        return count_in_parts(backend, task, progress)
+    result = backend.run(task)
+    assert isinstance(result, CountResult)
+    return result
+
+
+def compare(
+    solvers: Sequence[str] | str,
+    sizes: Sequence[int] | str = (),
+    trials: int = 1,
+    *,
+    seed: int = 0,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    jobs: int = 0,
+    out: str | Path | None = None,
+    resume: bool = False,
+    fixed: Mapping[int, int] | str | None = None,
+    instances: Sequence[str] | str | Sequence[Problem] = (),
+    keep_queens: bool = False,
+    stream_records: bool = False,
+    executor: Executor | None = None,
+    memory: int | str | None = None,
+    command: str | None = None,
+    planned: Callable[[int], None] | None = None,
+    notify: Notify | None = None,
+) -> Any:
+    """Compare solvers over sizes and trials; a list of records, or an iterator with ``stream_records``.
+
+    ``solvers`` is a list of ``NAME[key=value,...]`` (or one comma-separated
+    string, or ``"all"``: then each solver is left out where it cannot run);
+    ``sizes`` a list of ints or a string like ``"4..40:4"``; ``instances``
+    instead of sizes: files, globs or folders (``"hard/*.param"``,
+    ``"diag-12.param@5"``; see ``nqueens_plugins.instances``) or Problems.
+    ``out`` appends each record to a results file as it ends; ``resume``
+    continues one. ``planned(count)`` hears how many runs will be made;
+    ``notify(line)`` hears warnings and notes (default: Python warnings).
+    """
+    chosen = variants(solvers)
+    trials = inputs.whole_number(trials, "trials", minimum=1)
+    seed = inputs.whole_number(seed, "seed")
+    jobs = inputs.whole_number(jobs, "jobs", minimum=0)
+    timeout = inputs.time_limit(timeout)
+    if isinstance(fixed, str):
+        fixed = inputs.parse_fixed(fixed)
+    problems: list[Problem] = []
+    if isinstance(instances, str) or (instances and not isinstance(instances[0], Problem)):
+        problems = instance_files.load(instances)  # type: ignore[arg-type]
+    elif instances:
+        problems = list(instances)  # type: ignore[arg-type]
+    size_list = inputs.parse_sizes(sizes) if isinstance(sizes, str) else [inputs.parse_size(n) for n in sizes]
+    if problems and size_list:
+        raise BadInput("give sizes or instances, not both")
+    if problems and fixed:
+        raise BadInput("--fixed goes with -n; an instance file carries its own fixed queens")
+    if resume and not out:
+        raise BadInput("--resume needs --out FILE")
+    everything = isinstance(solvers, str) and solvers.strip() == "all"
+    grid = Grid(chosen, size_list, trials, seed, timeout, dict(fixed or {}), problems,
+                memory=None if memory is None else inputs.parse_memory(memory), skip_refused=everything)  # fmt: skip
+    tell = notify or python_warning
+    records = stream(
+        grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens, command=command,
+        executor=executor, planned=planned, warn=lambda text: tell(f"warning: {text}"),
+    )  # fmt: skip
+    records = with_skipped_noted(records, grid, tell)
+    return records if stream_records else list(records)
+
+
+def with_skipped_noted(records: Iterator[dict[str, Any]], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:
+    """The records, then a note for each solver the grid left out where it cannot run."""
+    yield from records
+    for label, reason in grid.skipped.items():
+        tell(f"note: {label} left out where it cannot run: {reason}")
+
+
+def cross_check(
+    solvers: str | Sequence[str] | None = None,
+    sizes: Sequence[int] | str = "1..12",
+    *,
+    seed: int = 0,
+    timeout: float | None = CROSS_CHECK_TIMEOUT,
+    memory: int | str | None = None,
+    executor: Executor | None = None,
+) -> list[Check]:
+    """Every solver (default: all) on each n: counts against OEIS and each other, boards verified,
+    no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement."""
+    return cross_check_sizes(
+        variants(solvers or "all"), inputs.parse_sizes(sizes) if isinstance(sizes, str) else list(sizes),
+        seed=inputs.whole_number(seed, "seed"), timeout=inputs.time_limit(timeout), executor=executor,
+        memory=None if memory is None else inputs.parse_memory(memory),
+    )  # fmt: skip
+
+
+def cross_check_files(
+    files: str | Sequence[str],
+    solvers: str | Sequence[str] | None = None,
+    *,
+    expected: str | None = None,
+    counting: bool = False,
+    seed: int = 0,
+    timeout: float | None = CROSS_CHECK_TIMEOUT,
+    memory: int | str | None = None,
+    executor: Executor | None = None,
+) -> tuple[list[InstanceCheck], dict[str, str]]:
+    """Decide every instance with every solver that takes it (default: every complete one), optionally count
+    it too, and judge the answers against each other and the published ones (``expected``, a CSPLib results
+    file). Returns the checks and the solvers skipped (label -> why)."""
+    chosen = variants(solvers or "all")
+    if solvers is None:
+        chosen = [v for v in chosen if v.complete]
+    return cross_check_instances(
+        chosen, instance_files.load(files), seed=inputs.whole_number(seed, "seed"),
+        timeout=inputs.time_limit(timeout), counting=counting, expected=read_expected(expected) if expected else None,
+        executor=executor, memory=None if memory is None else inputs.parse_memory(memory),
+    )  # fmt: skip
+
+
+def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:
+    """A comparison's records as a pandas DataFrame: one row per run, counters as ``counters.NAME`` columns.
+
+    ``records`` is a results file (written by ``compare --out``) or the records
+    ``compare`` returned. pandas is optional: ``pip install pandas``.
+    """
+    try:
+        import pandas
+    except ImportError:
+        raise BadInput("records_frame needs pandas: pip install pandas") from None
+    if isinstance(records, (str, Path)):
+        from nqueens_plugins.records import Loaded, scan_records, with_time_limits
+
+        loaded = Loaded()
+        records = list(with_time_limits(scan_records(Path(records), loaded), loaded))
+    return pandas.json_normalize([dict(record) for record in records], max_level=1)
+
+
+def python_warning(text: str) -> None:
+    warnings.warn(text, stacklevel=4)
