@@ -20,7 +20,7 @@ import sys
 
 from common import count, finish, header, report, timed
 
-from nqueens_plugins.verify import known_count
+from nqueens_plugins.core.verify import known_count
 
 
 def plain_count(n: int) -> int:
@@ -51,7 +51,7 @@ def plain_count(n: int) -> int:
 def mirror_only(n: int) -> int:
     """The counter this one replaced: the mirror split and the masked compiled kernel, on every core."""
     from nqueens_plugins.builtin import bitboard
-    from nqueens_plugins.problem import Budget, Problem
+    from nqueens_plugins.core.problem import Budget, Problem
 
     problem = Problem(n)
     pieces = bitboard.split(problem, bitboard.split_depth(n))

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from common import finish, header, report, timed
 
-from nqueens_plugins import host
-from nqueens_plugins.grid import Grid, stream
-from nqueens_plugins.service import LocalExecutor
-from nqueens_plugins.tasks import Task
-from nqueens_plugins.inputs import make_problem
+from nqueens_plugins.loading import host
+from nqueens_plugins.results.grid import Grid, stream
+from nqueens_plugins.execution.service import LocalExecutor
+from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.formats.inputs import make_problem
 
 
 def peak_mib() -> float:
@@ -38,7 +38,7 @@ def drain(grid: Grid, executor: object, out: Path) -> int:
 def main() -> None:
     from distributed import Client, LocalCluster
 
-    from nqueens_plugins.dask_cluster import DaskExecutor
+    from nqueens_plugins.execution.dask_cluster import DaskExecutor
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-count", action="store_true")

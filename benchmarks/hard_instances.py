@@ -28,8 +28,9 @@ from collections import defaultdict
 
 from common import CSPLIB, DIAGONALS, finish, header, report, shiftqueens_results
 
-from nqueens_plugins import host, instances
-from nqueens_plugins.inprocess import run
+from nqueens_plugins.formats import instances
+from nqueens_plugins.loading import host
+from nqueens_plugins.execution.inprocess import run
 
 ASP = CSPLIB / "asp-blocked-queens"
 
@@ -107,8 +108,9 @@ def bitboard_masks() -> None:
     import numba
     import numpy as np
 
-    from nqueens_plugins.builtin import bitboard, bitboard_kernel
-    from nqueens_plugins.inputs import make_problem
+    from nqueens_plugins.builtin import bitboard
+    from nqueens_plugins.builtin.engines import bitboard_kernel
+    from nqueens_plugins.formats.inputs import make_problem
 
     @numba.njit(cache=True, nogil=True)
     def count_without_masks(n: int, rows: int, diagonals: int, anti: int, column: int) -> int:

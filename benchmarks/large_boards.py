@@ -26,7 +26,7 @@ import sys
 from common import finish, header, report, solve, timed
 
 from nqueens_plugins.builtin.construction import construct
-from nqueens_plugins.verify import board_error
+from nqueens_plugins.core.verify import board_error
 
 PEAK_MEMORY_PROGRAM = """
 import sys, time

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from common import DIAGONALS, shiftqueens_results
 
-from nqueens_plugins import host, inputs, instances
-from nqueens_plugins.inprocess import run
+from nqueens_plugins.formats import inputs, instances
+from nqueens_plugins.loading import host
+from nqueens_plugins.execution.inprocess import run
 
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from common import finish, header, report
 
-from nqueens_plugins.records import environment
+from nqueens_plugins.formats.records import environment
 
 SOLVERS = ["min-conflicts", "simulated-annealing", "random-restart", "steepest-ascent", "backtracking",
            "forward-checking[order=mrv,values=middle]", "ortools-cpsat"]  # fmt: skip

@@ -22,12 +22,13 @@ lives in subpackages and may change; the contract kit is ``nqueens_plugins.testi
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.errors import BadInput, PluginError
-from nqueens_plugins.hookspecs import SolverRegister, hookimpl
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Trace
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.core.errors import BadInput, PluginError
+from nqueens_plugins.core.hookspecs import SolverRegister, hookimpl
+from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.api import (
@@ -37,6 +38,10 @@ if TYPE_CHECKING:
 # The API is imported on first use: a plugin that imports the contract from here
 # (every worker process does) does not pay for the host, the harness or the service.
 API = ("compare", "count", "cross_check", "cross_check_files", "problem_of", "records_frame", "solve", "solvers")
+
+# Modules that lived here before the layered layout: code written against the
+# earlier README (``from nqueens_plugins import host``) keeps working.
+MOVED_MODULES = {"host": "nqueens_plugins.loading.host", "instances": "nqueens_plugins.formats.instances"}
 
 __all__ = [
     "BadInput", "Budget", "Count", "Option", "Outcome", "PluginError", "Problem", "Solver", "SolverRegister", "Status",
@@ -50,4 +55,6 @@ def __getattr__(name: str) -> Any:
         from nqueens_plugins import api
 
         return getattr(api, name)
+    if name in MOVED_MODULES:
+        return importlib.import_module(MOVED_MODULES[name])
     raise AttributeError(f"module 'nqueens_plugins' has no attribute {name!r}")

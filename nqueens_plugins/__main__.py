@@ -1,4 +1,4 @@
-"""``python -m nqueens_plugins`` is the ``nqueens`` command."""
+"""CLI layer, parent side: ``python -m nqueens_plugins`` is the ``nqueens`` command."""
 
 from nqueens_plugins.cli import main
 

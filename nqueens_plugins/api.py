@@ -17,17 +17,18 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins import host, inputs
-from nqueens_plugins import instances as instance_files
-from nqueens_plugins.crosscheck import Check, InstanceCheck, cross_check_instances, cross_check_sizes, read_expected
-from nqueens_plugins.errors import BadInput
-from nqueens_plugins.grid import DEFAULT_TIMEOUT, Grid, stream
-from nqueens_plugins.judge import CountResult, Result
-from nqueens_plugins.problem import Problem
-from nqueens_plugins.registry import Registration
-from nqueens_plugins.service import Executor, LocalExecutor, shared_executor
-from nqueens_plugins.solver import Variant
-from nqueens_plugins.tasks import Task
+from nqueens_plugins.formats import inputs
+from nqueens_plugins.loading import host
+from nqueens_plugins.formats import instances as instance_files
+from nqueens_plugins.results.crosscheck import Check, InstanceCheck, cross_check_instances, cross_check_sizes, read_expected
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.results.grid import DEFAULT_TIMEOUT, Grid, stream
+from nqueens_plugins.execution.judge import CountResult, Result
+from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.loading.registry import Registration
+from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
+from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.tasks import Task
 
 CROSS_CHECK_TIMEOUT = 10.0
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -92,7 +93,7 @@ def problem_of(
 def executor_for(kind: str = "local", scheduler: str | None = None, jobs: int = 0) -> Executor:
     """A backend by name: ``local`` worker processes (``jobs`` of them, 0: one per core) or a ``dask`` cluster."""
     if kind == "dask":
-        from nqueens_plugins.dask_cluster import DaskExecutor
+        from nqueens_plugins.execution.dask_cluster import DaskExecutor
 
         return DaskExecutor(scheduler)
     if kind != "local":
@@ -123,7 +124,7 @@ def solve(
 
     The board is ``n`` (with ``fixed`` queens, column -> row, and ``blocked``
     (column, row) squares), a ``Problem``, or ``instance="FILE"`` (any format of
-    ``nqueens_plugins.instances``, ``FILE@d`` for excluded diagonals).
+    ``nqueens_plugins.formats.instances``, ``FILE@d`` for excluded diagonals).
     ``solver`` may carry options (``"simulated-annealing[cooling=0.99]"``) or take
     them as keywords (``cooling=0.99``). ``seed`` None means 0, as on the command
     line, so the same call gives the same answer. Raises BadInput for anything the
@@ -157,12 +158,12 @@ def solve(
         task = Task.solve(chosen, problem, memory=limit, **limits)
         result = (executor or shared_executor()).run(task)
     else:
-        from nqueens_plugins.inprocess import run
+        from nqueens_plugins.execution.inprocess import run
 
         result = run(chosen, problem, **limits)
     assert isinstance(result, Result)
     if trace_file is not None and result.trace is not None:
-        from nqueens_plugins.animate import write_trace
+        from nqueens_plugins.views.animate import write_trace
 
         write_trace(result, trace_file)
     return result
@@ -194,14 +195,14 @@ def count(
     problem = problem_of(n, instance, fixed, blocked)
     timeout = inputs.time_limit(timeout)
     if not isolate:
-        from nqueens_plugins.inprocess import count as count_here
+        from nqueens_plugins.execution.inprocess import count as count_here
 
         return count_here(chosen, problem, unique=unique, timeout=timeout)
     limit = None if memory is None else inputs.parse_memory(memory)
     task = Task.count(chosen, problem, unique=unique, timeout=timeout, memory=limit)
     backend = executor or shared_executor()
     if progress is not None:
-        from nqueens_plugins.counting import count_in_parts
+        from nqueens_plugins.execution.counting import count_in_parts
 
         return count_in_parts(backend, task, progress)
     result = backend.run(task)
@@ -235,7 +236,7 @@ def compare(
     string, or ``"all"``: then each solver is left out where it cannot run);
     ``sizes`` a list of ints or a string like ``"4..40:4"``; ``instances``
     instead of sizes: files, globs or folders (``"hard/*.param"``,
-    ``"diag-12.param@5"``; see ``nqueens_plugins.instances``) or Problems.
+    ``"diag-12.param@5"``; see ``nqueens_plugins.formats.instances``) or Problems.
     ``out`` appends each record to a results file as it ends; ``resume``
     continues one. ``planned(count)`` hears how many runs will be made;
     ``notify(line)`` hears warnings and notes (default: Python warnings).
@@ -331,7 +332,7 @@ def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:
     except ImportError:
         raise BadInput("records_frame needs pandas: pip install pandas") from None
     if isinstance(records, (str, Path)):
-        from nqueens_plugins.records import Loaded, scan_records, with_time_limits
+        from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
 
         loaded = Loaded()
         records = list(with_time_limits(scan_records(Path(records), loaded), loaded))

@@ -25,8 +25,8 @@ from typing import Any, TypeVar
 
 import click
 
-from nqueens_plugins.errors import BadInput
-from nqueens_plugins.problem import Status
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.problem import Status
 
 EXIT_NOT_SOLVED = 1
 EXIT_BAD_INPUT = 2
@@ -83,7 +83,7 @@ class MemorySize(click.ParamType):
     name = "size"
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int | None:
-        from nqueens_plugins.inputs import parse_memory
+        from nqueens_plugins.formats.inputs import parse_memory
 
         if value is None:
             return None
@@ -115,8 +115,8 @@ def cli() -> None:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: solvers, load errors, blocked plugins.")
 def plugins(as_json: bool) -> None:
     """List the solvers, who supplied them, and plugins that failed to load."""
-    from nqueens_plugins import host
-    from nqueens_plugins.report import plugins_table, registry_to_dict
+    from nqueens_plugins.loading import host
+    from nqueens_plugins.views.report import plugins_table, registry_to_dict
 
     registry = host.registry()
     if as_json:
@@ -171,7 +171,7 @@ def solve(
 ) -> None:  # fmt: skip
     """Solve one board or instance, verify the answer, show it."""
     from nqueens_plugins import api
-    from nqueens_plugins.report import render_board, result_summary
+    from nqueens_plugins.views.report import render_board, result_summary
 
     result = api.solve(
         spec, size, instance=instance, fixed=fixed, blocked=blocked, seed=seed, timeout=timeout,
@@ -216,8 +216,8 @@ def count(
 ) -> None:  # fmt: skip
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import api
-    from nqueens_plugins.report import count_summary
-    from nqueens_plugins.verify import known_count
+    from nqueens_plugins.views.report import count_summary
+    from nqueens_plugins.core.verify import known_count
 
     variant = api.variant(spec)
     problem = api.problem_of(size, instance, fixed, blocked)
@@ -269,7 +269,7 @@ def cross_check(
 ) -> None:  # fmt: skip
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import api
-    from nqueens_plugins.report import crosscheck_table, instance_checks_summary
+    from nqueens_plugins.views.report import crosscheck_table, instance_checks_summary
 
     if instances is not None and sizes is not None:
         raise BadInput("give -n or --instances, not both")
@@ -330,8 +330,8 @@ def compare(
 ) -> None:  # fmt: skip
     """Run every solver on every size (or instance) for some trials, isolated in worker processes; summarise."""
     from nqueens_plugins import api
-    from nqueens_plugins.report import render_summary
-    from nqueens_plugins.summary import summarise
+    from nqueens_plugins.views.report import render_summary
+    from nqueens_plugins.results.summary import summarise
 
     if (sizes is None) == (instances is None):
         raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
@@ -358,15 +358,15 @@ def compare(
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
 def report(results: str, fmt: str, baseline: str | None, output: str | None) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
-    from nqueens_plugins import inputs
-    from nqueens_plugins.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.report import render_baseline, render_summary
-    from nqueens_plugins.summary import baseline_rows, group_runs, summary_rows
+    from nqueens_plugins.formats import inputs
+    from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
+    from nqueens_plugins.views.report import render_baseline, render_summary
+    from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
 
     if fmt == "html" and output is None:
         raise BadInput("--format html writes a file: give -o report.html")
     if baseline is not None:
-        from nqueens_plugins.statistics import require_scipy
+        from nqueens_plugins.results.statistics import require_scipy
 
         require_scipy("--baseline")
     target = Path(output) if output is not None else None
@@ -376,7 +376,7 @@ def report(results: str, fmt: str, baseline: str | None, output: str | None) -> 
     boards: list[dict[str, Any]] = []
     records: Any = with_time_limits(scan_records(Path(results), loaded), loaded)
     if fmt == "html":
-        from nqueens_plugins.html_report import sample_boards
+        from nqueens_plugins.views.html_report import sample_boards
 
         records = sample_boards(records, boards)
     groups, notes = group_runs(records)
@@ -384,7 +384,7 @@ def report(results: str, fmt: str, baseline: str | None, output: str | None) -> 
         click.echo(f"nqueens: {'' if warning.startswith('note: ') else 'warning: '}{warning}", err=True)
     compared = (baseline, baseline_rows(groups, baseline)) if baseline is not None else None
     if fmt == "html":
-        from nqueens_plugins.html_report import render_html
+        from nqueens_plugins.views.html_report import render_html
 
         page = render_html(Path(results).name, loaded.headers, groups, notes + loaded.warnings, boards, compared)
         write_text(target, page)  # type: ignore[arg-type]
@@ -416,9 +416,9 @@ def write_text(path: Path, text: str) -> None:
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
 def plot(results: str, output: str) -> None:
     """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
-    from nqueens_plugins.plot import plot_results
-    from nqueens_plugins.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.summary import group_runs
+    from nqueens_plugins.views.plot import plot_results
+    from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
+    from nqueens_plugins.results.summary import group_runs
 
     loaded = Loaded()
     groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
@@ -433,9 +433,9 @@ def plot(results: str, output: str) -> None:
 @click.option("-o", "--output", required=True, help="run.html (play/step controls), run.svg or run.gif.")
 def animate(trace: str, output: str) -> None:
     """Show a traced run step by step: the board, the attacked queens, the cost curve."""
-    from nqueens_plugins import inputs
-    from nqueens_plugins.animate import animate as write_animation
-    from nqueens_plugins.animate import read_trace
+    from nqueens_plugins.formats import inputs
+    from nqueens_plugins.views.animate import animate as write_animation
+    from nqueens_plugins.views.animate import read_trace
 
     target = Path(output)
     inputs.check_writable(target)
@@ -502,8 +502,8 @@ def instances() -> None:
 def generate(kind: str, size: str, how_many: int, seed: int, queens: int | None, blocks: int | None,
              min_free: int, out: str) -> None:  # fmt: skip
     """Write a family of instances in the CSPLib formats (completion, blocked squares, excluded diagonals)."""
-    from nqueens_plugins import inputs
-    from nqueens_plugins.instances import generate as write_family
+    from nqueens_plugins.formats import inputs
+    from nqueens_plugins.formats.instances import generate as write_family
 
     n = inputs.parse_size(size)
     parameter = {
@@ -521,8 +521,8 @@ def generate(kind: str, size: str, how_many: int, seed: int, queens: int | None,
 @click.option("--json", "as_json", is_flag=True, help="Print the instance in nqueens JSON.")
 def show_instance(instance: str, as_json: bool) -> None:
     """Print one instance: size, fixed queens, blocked squares, content hash, and the board."""
-    from nqueens_plugins.instances import load_one, to_json
-    from nqueens_plugins.report import render_board
+    from nqueens_plugins.formats.instances import load_one, to_json
+    from nqueens_plugins.views.report import render_board
 
     problem = load_one(instance)
     if as_json:

@@ -1,4 +1,4 @@
-"""A contract kit for plugin authors: does my solver keep the promises the host relies on?
+"""API layer (beside ``api.py``), parent side: the contract kit. Does my solver keep the host's promises?
 
 Two ways to use it.
 
@@ -31,16 +31,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins import host
-from nqueens_plugins.errors import BadInput
-from nqueens_plugins.inputs import make_problem
-from nqueens_plugins.problem import Problem
-from nqueens_plugins.judge import CountResult, Result
-from nqueens_plugins.registry import check_solver
-from nqueens_plugins.service import shared_executor
-from nqueens_plugins.tasks import Task, check_runnable
-from nqueens_plugins.solver import Variant
-from nqueens_plugins.verify import known_count
+from nqueens_plugins.loading import host
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.execution.judge import CountResult, Result
+from nqueens_plugins.loading.registry import check_solver
+from nqueens_plugins.execution.service import shared_executor
+from nqueens_plugins.execution.tasks import Task, check_runnable
+from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.core.verify import known_count
 
 SIZES = range(1, 11)
 FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
@@ -121,7 +121,7 @@ def budget_probe(variant: Variant) -> Problem:
     so the budget is tested where search runs. Any other solver gets the
     largest plain board (up to 4000) it accepts.
     """
-    from nqueens_plugins.instances import load_one
+    from nqueens_plugins.formats.instances import load_one
 
     if getattr(variant.solver, "supports_blocked", False):
         hard = load_one(str(HARD_INSTANCE))
@@ -168,7 +168,7 @@ EXCLUDED_UNSATISFIABLE = ((4, 1), (2, 1), (14, 0), (8, 1), (8, 0), (7, 0), (3, 1
 def check_blocked_squares(variant: Variant) -> None:
     """Blocked squares honoured where supported (never a queen on one; complete solvers decide
     both instances), and refused by the host with one line where not."""
-    from nqueens_plugins.instances import diagonal_squares
+    from nqueens_plugins.formats.instances import diagonal_squares
 
     satisfiable = make_problem(8, blocked=BLOCKED_SATISFIABLE)
     unsatisfiable = make_problem(10, blocked=diagonal_squares(10, EXCLUDED_UNSATISFIABLE))

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nqueens_plugins import host, probe
+from nqueens_plugins.execution import probe
+from nqueens_plugins.loading import host
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # test helper modules (hostile solvers) importable by worker processes

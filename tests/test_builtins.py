@@ -7,7 +7,7 @@ import time
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import host
+from nqueens_plugins.loading import host
 
 FAST_CAPS = {  # keep hopeless runs (n = 2, 3 for heuristics) short in the tests
     "british-museum": {"max_attempts": 20_000},
@@ -129,7 +129,7 @@ def test_counting_with_fixed_queens_agrees_across_solvers() -> None:
 
 def test_construction_is_valid_for_many_sizes() -> None:
     from nqueens_plugins.builtin.construction import construct
-    from nqueens_plugins.verify import board_error
+    from nqueens_plugins.core.verify import board_error
 
     for n in list(range(4, 400)) + [10_007, 65_536, 99_999]:
         board = construct(n)
@@ -170,7 +170,7 @@ def test_swap_search_prefetching_draws_the_numbers_the_paper_draws(kernel: str) 
     """The initial search draws ahead to prefetch: the same numbers in the same order, and not one more."""
     import numpy as np
 
-    from nqueens_plugins.builtin import swap_kernel
+    from nqueens_plugins.builtin.engines import swap_kernel
 
     kernels = swap_kernel.PYTHON if kernel == "python" else swap_kernel.COMPILED
     next_draw = np.random.random
@@ -212,7 +212,7 @@ def test_min_conflicts_knows_when_it_is_stuck() -> None:
 
 
 def test_sizes_beyond_memory_are_refused_before_allocating(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_plugins import solver
+    from nqueens_plugins.core import solver
 
     monkeypatch.setattr(solver, "available_memory", lambda: 100 * 2**20)
     with pytest.raises(nq.BadInput, match="needs about .* GiB for n = 10,000,000; this machine has 0.1 GiB"):

@@ -8,8 +8,8 @@ import pytest
 
 import nqueens_plugins as nq
 from nqueens_plugins.builtin.bitboard import split
-from nqueens_plugins.inputs import make_problem
-from nqueens_plugins.verify import known_count
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.core.verify import known_count
 
 
 def test_count_command_matches_oeis(run_cli) -> None:
@@ -100,14 +100,14 @@ def classes_by_canonical_forms(n: int) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("n", range(6, 11))
 def test_symmetric_counter_finds_each_class_once_with_its_size(n: int) -> None:
-    from nqueens_plugins.builtin import symmetry_count
+    from nqueens_plugins.builtin.engines import symmetry_count
 
     for depth in (1, 2, 4):  # how deep the search is split must not change anything
         assert symmetry_count.count_python(n, symmetry_count.subtrees(n, depth)) == classes_by_canonical_forms(n)
 
 
 def test_compiled_symmetric_counter_is_the_same_source_and_agrees() -> None:
-    from nqueens_plugins.builtin import bitboard_kernel, symmetry_count
+    from nqueens_plugins.builtin.engines import bitboard_kernel, symmetry_count
 
     assert bitboard_kernel._count_subtrees.py_func is symmetry_count.count_subtrees
     for n in (6, 9, 12):

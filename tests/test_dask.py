@@ -13,13 +13,14 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 import nqueens_plugins as nq  # noqa: E402
-from nqueens_plugins import dask_chunks, dask_cluster, host  # noqa: E402
-from nqueens_plugins.grid import Grid, stream  # noqa: E402
-from nqueens_plugins.dask_cluster import DaskExecutor  # noqa: E402
-from nqueens_plugins.errors import BadInput  # noqa: E402
-from nqueens_plugins.tasks import Task  # noqa: E402
-from nqueens_plugins.inputs import make_problem  # noqa: E402
-from nqueens_plugins.records import read_records, run_key  # noqa: E402
+from nqueens_plugins.execution import dask_chunks, dask_cluster
+from nqueens_plugins.loading import host  # noqa: E402
+from nqueens_plugins.results.grid import Grid, stream  # noqa: E402
+from nqueens_plugins.execution.dask_cluster import DaskExecutor  # noqa: E402
+from nqueens_plugins.core.errors import BadInput  # noqa: E402
+from nqueens_plugins.execution.tasks import Task  # noqa: E402
+from nqueens_plugins.formats.inputs import make_problem  # noqa: E402
+from nqueens_plugins.formats.records import read_records, run_key  # noqa: E402
 
 
 def start_cluster() -> tuple[object, object]:

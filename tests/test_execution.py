@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import host
-from nqueens_plugins.service import LocalExecutor
-from nqueens_plugins.tasks import Task
-from nqueens_plugins.inputs import make_problem
+from nqueens_plugins.loading import host
+from nqueens_plugins.execution.service import LocalExecutor
+from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.formats.inputs import make_problem
 
 HERE = Path(__file__).parent
 
@@ -43,7 +43,7 @@ def descendants_of(pid: int) -> list[int]:
         state = status.rsplit(")", 1)[1].split()[0]
         if state == "Z":
             continue
-        if b"nqueens_plugins.worker" in b" ".join(arguments) and str(pid).encode() in arguments:
+        if b"nqueens_plugins.execution.worker" in b" ".join(arguments) and str(pid).encode() in arguments:
             found.append(int(entry.name))
     return found
 
@@ -212,7 +212,7 @@ def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distr
 
 
 def test_a_count_in_parts_adds_up_to_the_whole() -> None:
-    from nqueens_plugins.counting import count_in_parts
+    from nqueens_plugins.execution.counting import count_in_parts
 
     with LocalExecutor(2) as executor:
         shown: list[tuple[int, int]] = []

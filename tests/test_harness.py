@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins.records import read_records, run_key
+from nqueens_plugins.formats.records import read_records, run_key
 
 HERE = Path(__file__).parent
 
@@ -232,7 +232,7 @@ def test_plot(tmp_path: Path, run_cli) -> None:
 
 
 def test_wilson_interval() -> None:
-    from nqueens_plugins.statistics import wilson_interval
+    from nqueens_plugins.results.statistics import wilson_interval
 
     low, high = wilson_interval(0, 10)
     assert low == 0.0 and 0.27 < high < 0.28

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nqueens_plugins import BadInput, host
+from nqueens_plugins import BadInput
+from nqueens_plugins.loading import host
 
 GOOD_PLUGIN = """
 from nqueens_plugins import Outcome, Solver, Status, hookimpl

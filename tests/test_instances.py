@@ -12,13 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
-from nqueens_plugins import host, instances
-from nqueens_plugins.errors import BadInput
-from nqueens_plugins.inputs import make_problem
-from nqueens_plugins.problem import Problem
-from nqueens_plugins.inprocess import count, run
+from nqueens_plugins.formats import instances
+from nqueens_plugins.loading import host
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.execution.inprocess import count, run
 from nqueens_plugins.testing import check_blocked_squares
-from nqueens_plugins.verify import board_error, instance_contradiction
+from nqueens_plugins.core.verify import board_error, instance_contradiction
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "csplib"

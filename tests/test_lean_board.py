@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
-from nqueens_plugins.builtin import lean_board
-from nqueens_plugins.builtin.board import FORBIDDEN
-from nqueens_plugins.builtin.lean_board import LeanBoard
+from nqueens_plugins.builtin.engines import lean_board
+from nqueens_plugins.builtin.engines.board import FORBIDDEN
+from nqueens_plugins.builtin.engines.lean_board import LeanBoard
 from nqueens_plugins.builtin.min_conflicts import greedy_board
-from nqueens_plugins.problem import Problem
+from nqueens_plugins.core.problem import Problem
 
 
 def attackers_by_hand(queens: list[int], column: int) -> list[int]:

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
-from nqueens_plugins import host, inputs
-from nqueens_plugins.errors import BadInput
-from nqueens_plugins.judge import clean_counters
+from nqueens_plugins.formats import inputs
+from nqueens_plugins.loading import host
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.execution.judge import clean_counters
 
 
 @st.composite
@@ -96,13 +97,13 @@ def test_odd_sizes_are_one_line_refusals(run_cli, text: str) -> None:
 
 
 def test_a_huge_integer_in_an_answer_is_refused_not_a_crash() -> None:
-    from nqueens_plugins.verify import board_error
+    from nqueens_plugins.core.verify import board_error
 
     assert "off the board" in board_error(8, [2**70, 0, 0, 0, 0, 0, 0, 0])
 
 
 def test_two_writers_of_one_results_file_are_refused(tmp_path) -> None:
-    from nqueens_plugins.records import ResultsWriter
+    from nqueens_plugins.formats.records import ResultsWriter
 
     path = tmp_path / "runs.jsonl"
     first = ResultsWriter(path, resume=False, command=None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from nqueens_plugins import BadInput, Option, Solver
-from nqueens_plugins.solver import parse_spec, resolve_options, split_specs
+from nqueens_plugins.core.solver import parse_spec, resolve_options, split_specs
 
 
 class Tunable(Solver):

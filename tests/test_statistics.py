@@ -11,9 +11,9 @@ import pytest
 
 import nqueens_plugins as nq
 from browser import needs_chromium, render_in_chromium
-from nqueens_plugins.records import environment
-from nqueens_plugins.solver import expand_sweep
-from nqueens_plugins.statistics import Runs, censored_quantile, compare_to_baseline, ert, par
+from nqueens_plugins.formats.records import environment
+from nqueens_plugins.core.solver import expand_sweep
+from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par
 
 
 def run_record(solver: str, seconds: float, solved: bool, iterations: int = 10, n: int = 8, seed: int = 0,
@@ -125,7 +125,7 @@ def test_a_sweep_expands_to_every_combination() -> None:
     assert len(specs) == 6 and specs[0] == "simulated-annealing[cooling=0.9,t0=8]"
     assert specs[-1] == "simulated-annealing[cooling=0.99,t0=64]"
     assert expand_sweep("min-conflicts") == ["min-conflicts"]
-    from nqueens_plugins import host
+    from nqueens_plugins.loading import host
 
     labels = [v.label for v in host.registry().variants("simulated-annealing[cooling=0.9|0.95|0.99,t0=8|64],min-conflicts")]
     assert len(set(labels)) == 7 and "simulated-annealing[t0=64.0,cooling=0.99]" in labels
@@ -229,8 +229,8 @@ def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_c
 
 
 def test_an_instance_family_is_plotted_against_its_parameter() -> None:
-    from nqueens_plugins.plot import svg_figure
-    from nqueens_plugins.summary import group_runs
+    from nqueens_plugins.views.plot import svg_figure
+    from nqueens_plugins.results.summary import group_runs
 
     records = []
     for d in (2, 4, 6):

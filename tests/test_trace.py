@@ -9,7 +9,7 @@ import pytest
 
 import nqueens_plugins as nq
 from browser import needs_chromium, render_in_chromium
-from nqueens_plugins.problem import replay
+from nqueens_plugins.core.problem import replay
 
 TRACED = [
     "british-museum", "backtracking", "forward-checking", "forward-checking[order=mrv,values=middle]",

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from nqueens_plugins.builtin.construction import construct
-from nqueens_plugins.problem import Count, Outcome, Problem, Status
-from nqueens_plugins.verify import A000170, A002562, board_error, known_count, verify_count, verify_outcome
+from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
+from nqueens_plugins.core.verify import A000170, A002562, board_error, known_count, verify_count, verify_outcome
 
 GOOD_8 = [0, 4, 7, 5, 2, 6, 1, 3]
 

@@ -1,4 +1,4 @@
-"""Simulated annealing, with the schedule of the seed tutorial.
+"""Built-in plugin, worker side: simulated annealing, with the schedule of the seed tutorial.
 
 From a random board (one queen per column), each step proposes moving a random
 free queen to a random other row of its column. With energy E = attacking
@@ -27,13 +27,13 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.builtin.board import attacking_pairs, line_counts, open_rows_of
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Outcome, Problem, Status
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.builtin.engines.board import attacking_pairs, line_counts, open_rows_of
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 CHECK_EVERY = 1024  # steps between budget polls
 

@@ -1,4 +1,4 @@
-"""Depth-first search: plain backtracking and forward checking. Both complete.
+"""Built-in plugin, worker side: depth-first search, plain backtracking and forward checking. Both complete.
 
 ``backtracking`` fills the columns left to right, trying rows lowest first; a
 row is tried only if no placed queen attacks it; when a column has no row left
@@ -41,12 +41,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Trace
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 CHECK_EVERY = 4096  # placements between budget polls in plain backtracking
 CHECK_WORK = 1 << 16  # forward checking: elementary steps between polls (a placement costs O(n))

@@ -1,4 +1,4 @@
-"""Exact counting with bit masks (the classic bitboard search), split across processes.
+"""Built-in plugin, worker side: exact counting with bit masks (the classic bitboard search), split in parts.
 
 The board is filled column by column; three machine words say which rows are
 taken and which rows the two diagonals through the next column attack, so the
@@ -42,15 +42,15 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.builtin import symmetry_count
+from nqueens_plugins.builtin.engines import symmetry_count
 from nqueens_plugins.builtin.backtracking import backtrack
-from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 CHUNKS_PER_WORKER = 16
 PARTS = 64  # pieces of a count on a cluster (count_parts): enough to keep many workers busy to the end
@@ -68,7 +68,7 @@ SOLUTIONS_PER_SECOND = 1.05e7
 
 def estimate_count_seconds(n: int) -> float:
     """A rough time to count n with the compiled kernel on this kind of machine."""
-    from nqueens_plugins.verify import A000170
+    from nqueens_plugins.core.verify import A000170
 
     if n < len(A000170):
         solutions = float(A000170[n])
@@ -144,7 +144,7 @@ def count_python(n: int, allowed: list[int], rows: int, diagonals: int, anti: in
 def count_task(n: int, allowed: list[int], task: Task, kernel: str) -> int:
     rows, diagonals, anti, column, weight, _ = task
     if kernel == "numba":
-        from nqueens_plugins.builtin import bitboard_kernel
+        from nqueens_plugins.builtin.engines import bitboard_kernel
 
         return weight * bitboard_kernel.count(n, allowed, rows, diagonals, anti, column)
     return weight * count_python(n, allowed, rows, diagonals, anti, column)
@@ -221,7 +221,7 @@ def count_pieces(problem: Problem, pieces: list[Any], kernel: str) -> tuple[int,
     n = problem.n
     if pieces and isinstance(pieces[0], symmetry_count.Subtree):
         if kernel == "numba":
-            from nqueens_plugins.builtin import bitboard_kernel
+            from nqueens_plugins.builtin.engines import bitboard_kernel
 
             c2, c4, c8 = bitboard_kernel.count_classes(n, pieces)
         else:

@@ -1,5 +1,6 @@
-"""``bitset-mrv``: a complete bit-set search for the hard variants (completion, blocked squares,
-excluded diagonals).
+"""Built-in plugin, worker side: ``bitset-mrv``, a complete bit-set search for the hard variants.
+
+The hard variants are completion, blocked squares and excluded diagonals.
 
 Every row and every column of a solution holds exactly one queen, so both are
 lines that must be filled. The search keeps, as bit masks, the squares still
@@ -32,13 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Count, Outcome, Problem, Status, Trace
-from nqueens_plugins.solver import Solver
+from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
+from nqueens_plugins.core.solver import Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 MAX_N = 62  # a line's open squares must fit a signed 64-bit word
 SLICE_NODES = 1 << 16  # placements between budget polls (about 20 ms compiled at n = 56)
@@ -49,7 +50,7 @@ class Search:
     """The state of one search, advanced slice by slice by the kernel."""
 
     def __init__(self, problem: Problem, compiled: bool) -> None:
-        from nqueens_plugins.builtin import bitset_mrv_kernel as kernel
+        from nqueens_plugins.builtin.engines import bitset_mrv_kernel as kernel
 
         n = self.n = problem.n
         self.kernel = kernel

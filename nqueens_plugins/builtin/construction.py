@@ -1,4 +1,4 @@
-"""The explicit construction: a solution for every n >= 4 written down in O(n).
+"""Built-in plugin, worker side: the explicit construction, a solution for every n >= 4 written down in O(n).
 
 The rule (Pauls 1874; Hoffman, Loessi and Moore 1969; Bernhardsson 1991), in
 1-based rows, column by column:
@@ -27,12 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Outcome, Problem, Status
-from nqueens_plugins.solver import Solver
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 MAX_N = 200_000_000
 

@@ -1,4 +1,4 @@
-"""The hill-climbing family: steepest-ascent, random-neighbour, random-restart, first-choice.
+"""Built-in plugin, worker side: steepest-ascent, random-neighbour, random-restart, first-choice hill climbing.
 
 All four start from a random board (one queen per column, any row) and move one
 queen within its column; the cost is the number of attacking pairs, and a state
@@ -41,13 +41,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import ConflictBoard, numpy_rng, open_rows_of
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Outcome, Problem, Status
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.builtin.engines.board import ConflictBoard, numpy_rng, open_rows_of
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 NOT_A_MOVE = np.iinfo(np.int64).max // 4
 

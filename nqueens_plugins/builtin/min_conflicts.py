@@ -1,4 +1,4 @@
-"""Min-conflicts (Minton, Johnston, Philips and Laird, 1990/1992).
+"""Built-in plugin, worker side: min-conflicts (Minton, Johnston, Philips and Laird, 1990/1992).
 
 Start from a full board; then, repeatedly, pick a random conflicted queen and
 move it to a row of its column attacked by the fewest other queens, breaking
@@ -58,14 +58,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import numpy_rng, open_rows_of
-from nqueens_plugins.builtin.lean_board import LeanBoard
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Outcome, Problem, Status
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.builtin.engines.board import numpy_rng, open_rows_of
+from nqueens_plugins.builtin.engines.lean_board import LeanBoard
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 CHECK_EVERY = 64  # repair steps between clock reads
 # Defaults on instances with fixed queens or blocked squares (chosen in benchmarks/hard_instances.py);

@@ -1,4 +1,4 @@
-"""British Museum search: place the queens at random until the board is valid.
+"""Built-in plugin, worker side: British Museum search, queens placed at random until the board is valid.
 
 The seed notebook's baseline. Each attempt is a fresh random board (by default
 one queen per column in a uniformly random row: n^n boards, 92 of the 16.8
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.board import numpy_rng
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Outcome, Problem, Status
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.builtin.engines.board import numpy_rng
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 BATCH_CELLS = 1 << 16  # queens drawn per batch
 

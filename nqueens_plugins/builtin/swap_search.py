@@ -1,4 +1,4 @@
-"""Swap search: Sosič and Gu's fast local search for very large boards (QS4, 1991-1994).
+"""Built-in plugin, worker side: swap search, Sosič and Gu's fast local search for very large boards (QS4).
 
 The queens are kept as a permutation, so no two ever share a row and only
 diagonal collisions remain. The *initial search* places the queens column by
@@ -44,13 +44,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nqueens_plugins.builtin.kernels import engine_of, kernel_option, kernel_refusal, use_numba
-from nqueens_plugins.hookspecs import hookimpl
-from nqueens_plugins.problem import Budget, Outcome, Problem, Status
-from nqueens_plugins.solver import Option, Solver
+from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.core.hookspecs import hookimpl
+from nqueens_plugins.core.problem import Budget, Outcome, Problem, Status
+from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
-    from nqueens_plugins.hookspecs import SolverRegister
+    from nqueens_plugins.core.hookspecs import SolverRegister
 
 SLICE = 1 << 16  # swap attempts between budget checks
 RESET_BLOCK = 1 << 22  # queens reset at a time on a restart (no temporary the size of the board)
@@ -94,7 +94,7 @@ class SwapSearch(Solver):
         return engine_of(options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
-        from nqueens_plugins.builtin import swap_kernel
+        from nqueens_plugins.builtin.engines import swap_kernel
 
         n = problem.n
         compiled = use_numba(options) and swap_kernel.COMPILED is not None

@@ -1,0 +1,282 @@
+"""Core layer, any process: the data contract shared by the host, every solver and the verifier.
+
+Plain data only: nothing here knows about plugins, processes or output. The one
+convention that holds everywhere (API, JSON, files) is ``queens[c] = r``: the
+queen of column ``c`` stands in row ``r``, both 0-based.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import hashlib
+import json
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# A board: any integer sequence, a numpy array included (10^7 queens stay compact).
+Queens: TypeAlias = "Sequence[int] | np.ndarray"
+
+
+class Status(enum.StrEnum):
+    """How a run ended. The string values are what JSON and tables show.
+
+    A solver returns one of the first four; the host adds the last two.
+    """
+
+    SOLVED = "solved"
+    NO_SOLUTION = "no-solution"  # proved: only a complete solver may say it
+    GAVE_UP = "gave-up"  # the method's own limit (local minimum, step cap)
+    TIMED_OUT = "timed-out"  # the budget ran out first (or the host stopped it)
+    ERROR = "error"  # the host's verdict: the solver raised, crashed its process or returned the wrong type
+    INVALID = "invalid"  # the host's verdict: the verifier rejected the answer
+
+
+SOLVER_STATUSES = frozenset({Status.SOLVED, Status.NO_SOLUTION, Status.GAVE_UP, Status.TIMED_OUT})
+
+
+Square: TypeAlias = "tuple[int, int]"  # (column, row), 0-based, like fixed queens
+
+
+@dataclass(frozen=True, eq=False)
+class Problem:
+    """An n-queens instance: an ``n`` x ``n`` board, optionally with queens pre-placed
+    and squares blocked.
+
+    ``fixed`` maps column -> row: the *n-Queens Completion* problem. ``blocked``
+    holds (column, row) squares where no queen may stand: *Blocked n-Queens*
+    (an excluded diagonal is all of its squares blocked). Both variants are
+    NP-complete, unlike the plain puzzle (Gent, Jefferson and Nightingale, JAIR
+    2017). Fixed queens that attack each other or stand on a blocked square make
+    an instance with no solution, not an invalid one.
+
+    ``source`` names where the instance came from (a file, ``file@d``); it is a
+    label only: two problems are equal when their board, fixed queens and blocked
+    squares are, and ``id`` is a short hash of exactly those.
+    Validation of user input lives in ``nqueens_plugins.formats.inputs``.
+    """
+
+    n: int
+    fixed: Mapping[int, int] = field(default_factory=dict)
+    blocked: frozenset[Square] = frozenset()
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        # Freeze into canonical forms so that equal problems compare and serialise equally.
+        object.__setattr__(self, "fixed", dict(sorted(self.fixed.items())))
+        object.__setattr__(self, "blocked", frozenset(self.blocked))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Problem):
+            return NotImplemented
+        return (self.n, self.fixed, self.blocked) == (other.n, other.fixed, other.blocked)
+
+    def __hash__(self) -> int:
+        return hash((self.n, tuple(self.fixed.items()), self.blocked))
+
+    @property
+    def is_plain(self) -> bool:
+        """True for the classic puzzle: nothing pre-placed, nothing blocked."""
+        return not self.fixed and not self.blocked
+
+    @functools.cached_property
+    def id(self) -> str:
+        """A short content hash: the same instance has the same id wherever it came from."""
+        canonical = json.dumps([self.n, sorted(self.fixed.items()), sorted(self.blocked)], separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+    @property
+    def label(self) -> str:
+        """How tables name the instance: its source, else ``n=N`` for a plain board, else its id."""
+        if self.source:
+            return self.source
+        return f"n={self.n}" if self.is_plain else f"n={self.n} #{self.id}"
+
+    @functools.cached_property
+    def allowed_rows(self) -> tuple[int, ...]:
+        """Per column, a bit mask of the rows a queen may take: not blocked, or just the fixed row.
+
+        Row r is bit r. The bit-mask searches start from these; a plain board
+        gives ``(1 << n) - 1`` everywhere.
+        """
+        full = (1 << self.n) - 1
+        masks = [full] * self.n
+        for column, row in self.blocked:
+            masks[column] &= ~(1 << row)
+        for column, row in self.fixed.items():
+            masks[column] &= 1 << row
+        return tuple(masks)
+
+    def contradiction(self) -> str | None:
+        """Why this instance obviously has no solution (fixed queens attacking each other or
+        blocked, a column or row with every square blocked), or None.
+
+        Solvers use it to answer at once; the verifier does its own check.
+        """
+        seen: dict[tuple[str, int], int] = {}
+        for column, row in self.fixed.items():
+            if (column, row) in self.blocked:
+                return f"fixed queen {column}:{row} stands on a blocked square"
+            for key in (("row", row), ("diagonal", row + column), ("anti-diagonal", row - column)):
+                if key in seen:
+                    return f"fixed queens {seen[key]}:{self.fixed[seen[key]]} and {column}:{row} attack each other"
+                seen[key] = column
+        if self.blocked:
+            open_rows = 0
+            for column, mask in enumerate(self.allowed_rows):
+                if not mask:
+                    return f"every square of column {column} is blocked"
+                open_rows |= mask
+            if open_rows != (1 << self.n) - 1:
+                row = next(r for r in range(self.n) if not open_rows >> r & 1)
+                return f"every square of row {row} is blocked"
+        return None
+
+
+@dataclass
+class Outcome:
+    """What a solver returns from ``solve``.
+
+    ``queens`` is required when ``status`` is SOLVED and may be given otherwise
+    (a heuristic's last board, for example); it is any integer sequence,
+    including a numpy array, so large boards need not become Python lists.
+
+    ``iterations`` counts state transitions and ``moves`` counts queens placed or
+    moved: the two figures the seed tutorials report for every method. Each
+    solver's docstring says exactly what one of each is for it. ``counters``
+    holds anything else the method counts (restarts, backtracks, nodes...).
+    """
+
+    status: Status
+    queens: Queens | None = None
+    iterations: int = 0
+    moves: int = 0
+    counters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Count:
+    """What a complete solver returns from ``count``.
+
+    ``solutions`` is exact when ``status`` is SOLVED (the count finished) and a
+    lower bound when the budget ran out (TIMED_OUT).
+    """
+
+    status: Status
+    solutions: int
+    unique: bool = False
+    iterations: int = 0
+    counters: dict[str, Any] = field(default_factory=dict)
+
+
+TRACED_UP_TO = 64  # the largest board traced step by step
+TRACE_EVENTS = 200_000  # events kept at most; a longer run's trace says it was cut short
+
+
+@dataclass
+class Trace:
+    """Every state change of one run, for step-by-step views (``nqueens solve --trace``, ``nqueens animate``).
+
+    A solver that traces reads ``budget.trace`` once and, when it is not None,
+    reports each change as it makes it: a queen placed, taken back or moved, or
+    a whole new board (a random start, a restart). Replaying the events from an
+    empty board must give the board the solver returns. When tracing is off
+    ``budget.trace`` is None and the cost is one comparison per step.
+    """
+
+    n: int
+    events: list[tuple[Any, ...]] = field(default_factory=list)
+    limit: int = TRACE_EVENTS
+    truncated: bool = False
+
+    def _add(self, event: tuple[Any, ...]) -> None:
+        if len(self.events) < self.limit:
+            self.events.append(event)
+        else:
+            self.truncated = True
+
+    def place(self, column: int, row: int) -> None:
+        self._add(("place", int(column), int(row)))
+
+    def remove(self, column: int) -> None:
+        self._add(("remove", int(column)))
+
+    def move(self, column: int, row: int) -> None:
+        self._add(("move", int(column), int(row)))
+
+    def board(self, queens: Queens) -> None:
+        """A whole new board (every column's row; -1 for an empty column)."""
+        tolist = getattr(queens, "tolist", None)  # a numpy array converts in one call
+        self._add(("board", tolist() if tolist is not None else list(queens)))
+
+    def boards(self, many: Sequence[Sequence[int]]) -> None:
+        """Several new boards in a row (a method that draws boards in batches); each is kept as given."""
+        room = self.limit - len(self.events)
+        self.events.extend(("board", queens) for queens in many[: max(room, 0)])
+        if len(many) > room:
+            self.truncated = True
+
+
+def replay(n: int, events: Sequence[Sequence[Any]], fixed: Mapping[int, int] | None = None) -> Iterator[list[int]]:
+    """The board after each event (-1: an empty column), starting from the fixed queens alone."""
+    queens = [-1] * n
+    for column, row in (fixed or {}).items():
+        queens[int(column)] = int(row)
+    for event in events:
+        kind = event[0]
+        if kind in ("place", "move"):
+            queens[int(event[1])] = int(event[2])
+        elif kind == "remove":
+            queens[int(event[1])] = -1
+        elif kind == "board":
+            queens = [int(r) for r in event[1]]
+        else:
+            raise ValueError(f"unknown trace event {kind!r}")
+        yield list(queens)
+
+
+@dataclass
+class Budget:
+    """A wall-clock limit and an iteration cap, both optional.
+
+    The host starts the clock when it hands the budget to a solver. Solvers poll
+    ``exhausted(iterations)`` every so often (not on every step of a hot loop: a
+    clock read costs more than a conflict update) and return TIMED_OUT when it
+    says so. The harness also enforces the time limit from outside, so a solver
+    that never polls is stopped rather than waited for.
+    """
+
+    seconds: float | None = None
+    iterations: int | None = None
+    started: float = field(default_factory=time.perf_counter)
+    trace: Trace | None = None  # set when the run is traced (see Trace); None costs nothing
+
+    @property
+    def deadline(self) -> float:
+        """The ``time.perf_counter()`` value at which time runs out (inf if never)."""
+        return float("inf") if self.seconds is None else self.started + self.seconds
+
+    def out_of_time(self) -> bool:
+        return self.seconds is not None and time.perf_counter() >= self.deadline
+
+    def exhausted(self, iterations: int = 0) -> bool:
+        """True once the time limit has passed or ``iterations`` reached the cap."""
+        if self.iterations is not None and iterations >= self.iterations:
+            return True
+        return self.out_of_time()
+
+    def remaining(self) -> float | None:
+        """Seconds left, or None when there is no time limit."""
+        if self.seconds is None:
+            return None
+        return max(0.0, self.deadline - time.perf_counter())
+
+    def restarted(self) -> Budget:
+        """The same limits (and trace) with the clock starting now."""
+        return Budget(self.seconds, self.iterations, trace=self.trace)
+

@@ -1,0 +1,76 @@
+"""Execution layer, worker side: the only place that calls a solver's methods for a task.
+
+``perform`` runs in a worker process (``worker.py``), or in the caller's own
+process for ``inprocess.run``. It seeds the run, starts the budget's clock,
+times the call alone and catches anything the plugin raises; what it returns
+is unverified (``judge.py`` verifies it, on the parent's side).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import signal
+import time
+from collections.abc import Callable
+from typing import Any
+
+from nqueens_plugins.core.problem import Budget, Problem, Trace
+from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+
+
+def derive_seed(seed: int, solver: str, problem: Problem, trial: int) -> int:
+    """The seed of one run, from (seed, solver, instance, trial): stable across processes and runs.
+
+    A plain board is named by its n; any other instance by n and its content
+    hash, so instances of one size get different random streams. Variants of
+    one solver share the seed, so ``annealing[cooling=0.99]`` and plain
+    ``annealing`` start from the same random board: options are compared fairly.
+    """
+    instance = str(problem.n) if problem.is_plain else f"{problem.n}#{problem.id}"
+    digest = hashlib.sha256(f"{seed}|{solver}|{instance}|{trial}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def call_plugin(function: Callable[..., Any], *args: Any) -> tuple[Any, float, str | None]:
+    """Call solver code, timing it and catching anything it raises (even SystemExit)."""
+    start = time.perf_counter()
+    try:
+        value = function(*args)
+    except KeyboardInterrupt as exc:
+        if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+            raise  # possibly the user's Ctrl-C (in-process calls); a worker ignores SIGINT, so there it is the plugin's
+        return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+    except BaseException as exc:  # noqa: BLE001 - a plugin may fail in any way, sys.exit included
+        return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+    return value, time.perf_counter() - start, None
+
+
+def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: Budget) -> Executed:
+    """Call the solver, catching anything it raises. The budget's clock starts here."""
+    rng = random.Random(derive_seed(seed, variant.name, problem, trial))
+    budget = budget.restarted()
+    outcome, seconds, error = call_plugin(variant.solver.solve, problem, rng, budget, dict(variant.options))
+    return Executed(outcome, seconds, error, trace=budget.trace)
+
+
+def execute_count(variant: Variant, problem: Problem, unique: bool, budget: Budget) -> Executed:
+    budget = budget.restarted()
+    counted, seconds, error = call_plugin(variant.solver.count, problem, budget, dict(variant.options), unique)
+    return Executed(counted, seconds, error)
+
+
+def perform(task: Task) -> Executed:
+    """Run a task's solver call in this process and return what came back, unverified."""
+    solver, options = task.variant.solver, dict(task.variant.options)
+    seconds = task.seconds_left()
+    if task.kind == TaskKind.COUNT:
+        return execute_count(task.variant, task.problem, task.unique, Budget(seconds))
+    if task.kind == TaskKind.COUNT_PLAN:
+        return Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique))
+    if task.kind == TaskKind.COUNT_PART:
+        budget = Budget(seconds)
+        return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
+    steps = Trace(task.problem.n) if task.trace else None
+    return execute(task.variant, task.problem, task.seed, task.trial, Budget(seconds, task.max_iterations, trace=steps))

@@ -1,0 +1,38 @@
+"""Execution layer, on a Dask worker: the function each Dask task runs, and the versions installed there.
+
+``run_chunk`` is sent to the cluster by reference, so this module must import
+the same on every Dask worker; it runs its chunk of tasks through a
+``LocalExecutor`` of one worker process per Dask worker thread (the very
+isolated, warm, killable worker program used on this machine) and sends back
+what came out unverified: the process that submitted the chunk verifies it
+(``dask_cluster.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import metadata
+
+from nqueens_plugins.execution.probe import ENTRY_POINT_GROUP
+from nqueens_plugins.execution.service import LocalExecutor
+from nqueens_plugins.execution.tasks import Executed, Task
+
+_local = threading.local()
+
+
+def installed_plugins() -> dict[str, str]:
+    """Versions of nqueens-plugins and of every distribution that provides an ``nqueens`` plugin."""
+    versions = {"nqueens-plugins": metadata.version("nqueens-plugins")}
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry_point.dist is not None:
+            versions[entry_point.dist.name] = entry_point.dist.version
+    return versions
+
+
+def run_chunk(tasks: list[Task]) -> list[tuple[Executed, float | None]]:
+    """Run the chunk in this thread's isolated worker process; results unverified."""
+    executor = getattr(_local, "executor", None)
+    if executor is None:
+        executor = _local.executor = LocalExecutor(1)
+    by_task = {id(task): (executed, wall) for task, executed, wall in executor.execute(tasks)}
+    return [by_task[id(task)] for task in tasks]

@@ -1,0 +1,210 @@
+"""Execution layer, parent side: what came back from a worker, verified and made into a result.
+
+A solver never vouches for its own answer: ``judge`` and ``judge_count`` run in
+the process that handed out the task (or, for ``inprocess.run``, after the call
+returned), check every answer with the independent verifier, keep only counters
+that JSON can hold, and say why when something was dropped or rejected.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from nqueens_plugins.core.problem import Count, Outcome, Problem, Status, Trace
+from nqueens_plugins.formats.records import instance_fields
+from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.core.verify import verify_count, verify_outcome
+
+QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
+
+
+@dataclass
+class Result:
+    """A verified run. ``status`` is a solver's Status, or the host's ``error`` / ``invalid``."""
+
+    solver: str  # the variant's label, e.g. simulated-annealing[cooling=0.99]
+    name: str
+    options: dict[str, Any]
+    problem: Problem
+    seed: int
+    trial: int
+    status: Status
+    verified: bool | None
+    reason: str | None
+    queens: np.ndarray | None  # integers (int32 or int64), queens[c] = r; an array so 10^8 queens stay small
+    iterations: int = 0
+    moves: int = 0
+    counters: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0  # the solver call alone, timed in the process that ran it
+    overhead_seconds: float = 0.0  # the rest of the harness's wall time for the run (messages, verification)
+    trace: Trace | None = None  # the steps, when traced (not part of the record)
+
+    @property
+    def n(self) -> int:
+        return self.problem.n
+
+    @property
+    def fixed(self) -> dict[int, int]:
+        return dict(self.problem.fixed)
+
+    @property
+    def solved(self) -> bool:
+        return self.status == Status.SOLVED and self.verified is True
+
+    def _repr_svg_(self) -> str | None:
+        """The board in a notebook (Jupyter shows this instead of the repr); attacked queens are ringed red."""
+        from nqueens_plugins.formats.drawing import MAX_DRAWN, board_svg
+
+        if self.queens is None or self.n > MAX_DRAWN:
+            return None
+        title = f"{self.solver} on {self.n}x{self.n}: {self.status}" + (", verified" if self.verified else "")
+        return board_svg(self.queens, self.n, self.fixed, self.problem.blocked, title=title)
+
+    def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:
+        """A JSON-ready dict (the fields of a run record); queens are left out above QUEENS_KEPT_UP_TO unless
+        ``keep_queens``."""
+        keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("problem", "trace")}
+        data.update(instance_fields(self.problem))
+        data["queens"] = self.queens.tolist() if keep and self.queens is not None else None
+        data["options"] = dict(self.options)
+        data["counters"] = dict(self.counters)
+        return data
+
+
+@dataclass
+class CountResult:
+    """A verified count: exact when ``status`` is solved, a lower bound when timed-out."""
+
+    solver: str
+    problem: Problem
+    unique: bool
+    status: Status
+    solutions: int | None
+    verified: bool | None
+    reason: str | None
+    iterations: int = 0
+    counters: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    overhead_seconds: float = 0.0
+
+    @property
+    def n(self) -> int:
+        return self.problem.n
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "problem"}
+        data.update(instance_fields(self.problem))
+        return data
+
+
+Answer = Result | CountResult
+
+
+def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
+    """Verify what a solver returned and make the result of the run."""
+    base: dict[str, Any] = dict(
+        solver=variant.label, name=variant.name, options=dict(variant.given), problem=problem,
+        seed=seed, trial=trial, seconds=executed.seconds, trace=executed.trace,
+    )  # fmt: skip
+    if executed.error is not None:
+        return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
+    outcome = executed.outcome
+    verdict = verify_outcome(problem, outcome, complete=variant.complete)
+    if verdict.rejected or not isinstance(outcome, Outcome):
+        return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
+    counters, dropped = clean_counters(outcome.counters)
+    return Result(
+        **base,
+        status=Status(outcome.status),
+        verified=verdict.verified,
+        reason=with_dropped(verdict.reason, dropped),
+        queens=safe_queens(outcome),
+        iterations=int(outcome.iterations),
+        moves=int(outcome.moves),
+        counters=counters,
+    )
+
+
+def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Executed) -> CountResult:
+    """Verify a count (OEIS for plain boards) and make its result; never raises on a bad Count."""
+    base: dict[str, Any] = dict(solver=variant.label, problem=problem, unique=unique, seconds=executed.seconds)
+    if executed.error is not None:
+        return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)
+    counted = executed.outcome
+    verdict = verify_count(problem, counted)
+    if verdict.rejected or not isinstance(counted, Count):
+        solutions = getattr(counted, "solutions", None)
+        shown = solutions if isinstance(solutions, int) and not isinstance(solutions, bool) else None
+        return CountResult(**base, status=Status.INVALID, solutions=shown, verified=False, reason=verdict.reason)
+    counters, dropped = clean_counters(counted.counters)
+    return CountResult(
+        **base,
+        status=Status(counted.status),
+        solutions=int(counted.solutions),
+        verified=verdict.verified,
+        reason=with_dropped(verdict.reason, dropped),
+        iterations=int(counted.iterations) if isinstance(counted.iterations, int) else 0,
+        counters=counters,
+    )
+
+
+def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer | Executed:
+    """Verify what came back for ``task`` and make its result. The pieces of a split count come
+    back as they are: ``counting.count_in_parts`` checks them and verifies the total."""
+    if task.kind in (TaskKind.COUNT_PLAN, TaskKind.COUNT_PART):
+        return executed
+    answer: Answer
+    if task.kind == TaskKind.COUNT:
+        answer = judge_count(task.variant, task.problem, task.unique, executed)
+    else:
+        answer = judge(task.variant, task.problem, task.seed, task.trial, executed)
+    if wall is not None:
+        answer.overhead_seconds = max(0.0, wall - executed.seconds)
+    return answer
+
+
+def safe_queens(outcome: Any) -> np.ndarray | None:
+    """The queens as an integer array (not copied if it is one: 10^9 int32 queens stay 4 GB), or None
+    when there are none or they are not numbers."""
+    queens = getattr(outcome, "queens", None)
+    if queens is None:
+        return None
+    try:
+        array = np.asarray(queens)
+        if array.ndim != 1 or array.dtype.kind not in "iuf":
+            return None
+        return array if array.dtype.kind in "iu" else array.astype(np.int64)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+def clean_counters(counters: Any) -> tuple[dict[str, Any], list[str]]:
+    """Counters as JSON-safe numbers, and the names of those dropped (not finite numbers):
+    a record never carries what JSON cannot hold, and never drops it without a word."""
+    if not isinstance(counters, dict):
+        return {}, ["counters (not a dict)"]
+    clean: dict[str, Any] = {}
+    dropped: list[str] = []
+    for key, value in counters.items():
+        if isinstance(value, bool):
+            clean[str(key)] = int(value)
+        elif isinstance(value, int) or hasattr(value, "__index__"):
+            clean[str(key)] = int(value)
+        elif isinstance(value, float) and math.isfinite(value):
+            clean[str(key)] = value
+        else:
+            dropped.append(str(key))
+    return clean, dropped
+
+
+def with_dropped(reason: str | None, dropped: list[str]) -> str | None:
+    if not dropped:
+        return reason
+    note = f"counters dropped (not finite numbers): {', '.join(dropped)}"
+    return f"{reason}; {note}" if reason else note

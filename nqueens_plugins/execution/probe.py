@@ -1,0 +1,241 @@
+"""Execution layer, parent side: each installed plugin first imported in a child process, once per environment.
+
+An exception at import (``sys.exit`` included) is caught in-process and makes
+the plugin a ``LoadError``. A crash is not catchable: a segfault in an
+extension module, or ``os._exit``, ends whatever process imports the plugin,
+the host included. So before the host imports a plugin for the first time, a
+throwaway Python imports it; if that process dies, the plugin is reported as
+failed and never imported here (nor in the worker processes, which inherit the
+verdicts).
+
+The same child also calls the plugin's ``nqueens_register_solvers`` and notes
+the solver names it registers (a crash there is refused like one at import).
+The host uses those names to import only the distributions a command needs: a
+plugin that takes seconds to import slows ``nqueens plugins`` and ``-s all``,
+not ``solve -s min-conflicts`` (``host.registry_for``).
+
+Verdicts are cached in ``import-probes.json`` under ``$NQUEENS_CACHE_DIR`` (by
+default ``$XDG_CACHE_HOME/nqueens-plugins`` or ``~/.cache/nqueens-plugins``),
+keyed by distribution name and version, entry point, install location and
+Python. Installing another version makes a new probe; editing an installed
+plugin in place without changing its version does not (delete the cache file).
+An unwritable cache only costs the probes again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from nqueens_plugins.execution import processes
+
+ENTRY_POINT_GROUP = "nqueens"
+DISABLE_VARIABLE = "NQUEENS_DISABLE_PLUGINS"
+CACHE_VARIABLE = "NQUEENS_CACHE_DIR"
+INHERITED_VARIABLE = "NQUEENS_PROBE_VERDICTS"  # JSON {entry point: why refused}, set for worker processes
+PROBE_SECONDS = 60.0  # an import that takes longer is reported as hanging
+SURVIVED = b"import-survived"
+
+# Imports the entry point and registers it; an exception is fine here (the host
+# reports it in-process). Writes the solver names it registered once it survived.
+PROBE_PROGRAM = """
+import json, os, sys
+from importlib.metadata import EntryPoint
+names = []
+try:
+    plugin = EntryPoint(name="probe", value=sys.argv[1], group=GROUP).load()
+    import pluggy
+    from nqueens_plugins import hookspecs
+    manager = pluggy.PluginManager(hookspecs.PROJECT)
+    manager.add_hookspecs(hookspecs)
+    manager.register(plugin, name="probe")
+    def register(solver):
+        name = getattr(solver, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+    for impl in manager.hook.nqueens_register_solvers.get_hookimpls():
+        impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
+except BaseException:
+    pass
+os.write(int(sys.argv[2]), (SURVIVED + json.dumps(names).encode())[:60000])  # within a pipe's buffer
+os._exit(0)
+""".replace("SURVIVED", repr(SURVIVED)).replace("GROUP", repr(ENTRY_POINT_GROUP))
+
+
+def disabled_plugins() -> set[str]:
+    """The plugin names (entry point, distribution or built-in) that ``NQUEENS_DISABLE_PLUGINS`` blocks."""
+    raw = os.environ.get(DISABLE_VARIABLE, "")
+    return {name.strip() for name in raw.split(",") if name.strip()}
+
+
+def installed_entry_points() -> tuple[list[metadata.EntryPoint], list[str]]:
+    """The installed plugins' entry points to load (each once), and the names blocked by the environment."""
+    blocked = disabled_plugins()
+    wanted: list[metadata.EntryPoint] = []
+    blocked_names: list[str] = []
+    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = entry_point.dist
+        if blocked & {entry_point.name, dist.name if dist else None}:
+            blocked_names.append(entry_point.name)
+        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
+            wanted.append(entry_point)
+    return wanted, blocked_names
+
+
+def installed_refusals() -> dict[str, str]:
+    """Entry point -> why it is not imported, for every installed plugin not blocked (probing those not
+    yet probed). A worker process gets these in its environment, so it never imports them either."""
+    wanted, _ = installed_entry_points()
+    return refusals(wanted) if wanted else {}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a probe found: why the plugin must not be imported ('' if it may), and the names it registered."""
+
+    refused: str
+    names: tuple[str, ...] | None = None  # None: not known, so the plugin is always imported
+
+    def to_json(self) -> dict[str, object]:
+        return {"refused": self.refused, "names": None if self.names is None else list(self.names)}
+
+    @classmethod
+    def from_json(cls, data: object) -> Verdict | None:
+        if not isinstance(data, dict) or not isinstance(data.get("refused"), str):
+            return None  # an older cache's entry: probe again
+        names = data.get("names")
+        if names is None:
+            return cls(data["refused"])
+        if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+            return None
+        return cls(data["refused"], tuple(names))
+
+
+def cache_file() -> Path:
+    if os.environ.get(CACHE_VARIABLE):
+        return Path(os.environ[CACHE_VARIABLE]) / "import-probes.json"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "nqueens-plugins" / "import-probes.json"
+
+
+def probe_key(entry_point: metadata.EntryPoint) -> str:
+    dist = entry_point.dist
+    where = str(getattr(dist, "_path", "")) if dist is not None else ""
+    name, version = (dist.name, dist.version) if dist is not None else ("?", "?")
+    return f"{name}=={version} {entry_point.name}={entry_point.value} at {where} by {sys.executable}"
+
+
+def refusals(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, str]:
+    """Entry point name -> why it must not be imported, for the plugins whose import kills a process."""
+    inherited = os.environ.get(INHERITED_VARIABLE)
+    if inherited is not None:  # a worker: its parent probed these very plugins
+        try:
+            return dict(json.loads(inherited))
+        except (ValueError, TypeError):
+            pass
+    return {name: verdict.refused for name, verdict in verdicts(entry_points).items() if verdict.refused}
+
+
+def verdicts(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, Verdict]:
+    """Entry point name -> its probe's verdict, probing (all at once) those not in the cache."""
+    points = list(entry_points)
+    path = cache_file()
+    cached = read_cache(path)
+    keys = {point.name: probe_key(point) for point in points}
+    unknown = [point for point in points if keys[point.name] not in cached]
+    if unknown:
+        cached.update({keys[point.name]: verdict for point, verdict in probe_all(unknown).items()})
+        write_cache(path, cached)
+    return {name: cached[key] for name, key in keys.items()}
+
+
+def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, Verdict]:
+    """Import and register each entry point in a child of its own, all at once."""
+    environment = processes.child_environment()
+    started = []
+    for point in points:
+        read_end, write_end = os.pipe()
+        child = subprocess.Popen(
+            [sys.executable, "-c", PROBE_PROGRAM, point.value, str(write_end)],
+            pass_fds=(write_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True, env=environment,
+        )  # fmt: skip
+        os.close(write_end)
+        started.append((point, child, read_end))
+    deadline = time.monotonic() + PROBE_SECONDS
+    found: dict[metadata.EntryPoint, Verdict] = {}
+    for point, child, read_end in started:
+        try:
+            code: int | None = child.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            processes.kill_tree(child.pid)  # and anything its import started
+            child.wait()
+        found[point] = read_verdict(read_available(read_end), code)
+    return found
+
+
+def read_available(fd: int) -> bytes:
+    """What is in the pipe now, without waiting: a process the plugin started may still hold its write end."""
+    os.set_blocking(fd, False)
+    chunks = []
+    try:
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+    except BlockingIOError:
+        pass
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_verdict(said: bytes, code: int | None) -> Verdict:
+    """The verdict from what a probe wrote before it ended (nothing if it died on the way)."""
+    if not said.startswith(SURVIVED):
+        return Verdict(death_of_importer(code))
+    try:
+        names = json.loads(said[len(SURVIVED):])
+    except ValueError:
+        return Verdict("")  # names cut short: not known
+    if not isinstance(names, list):
+        return Verdict("")
+    return Verdict("", tuple(name for name in names if isinstance(name, str)))
+
+
+def death_of_importer(code: int | None) -> str:
+    if code is None:
+        return f"importing it did not finish within {PROBE_SECONDS:g} s (tried in a separate process); not loaded"
+    if code < 0:
+        how = processes.how_it_ended(code)
+        return f"importing it crashed the importing process ({how}; tried in a separate process); not loaded"
+    return f"importing it ended the importing process with {processes.how_it_ended(code)} (tried in a separate process); not loaded"
+
+
+def read_cache(path: Path) -> dict[str, Verdict]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    found = {str(key): Verdict.from_json(value) for key, value in data.items()}
+    return {key: verdict for key, verdict in found.items() if verdict is not None}
+
+
+def write_cache(path: Path, verdicts: Mapping[str, Verdict]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
+            json.dump({key: verdict.to_json() for key, verdict in verdicts.items()}, handle, indent=0, sort_keys=True)
+        os.replace(handle.name, path)
+    except OSError:
+        pass  # no cache: the next command probes again

@@ -1,0 +1,99 @@
+"""Execution layer, both sides: finding and ending every process a plugin started, even one that left our group.
+
+Killing a worker's process group ends what a plugin started in that group. A
+plugin can leave it (``setsid``, ``start_new_session=True``), so the worker also
+makes itself a *child subreaper* (Linux ``prctl``): a process a plugin started
+stays its descendant even after its own parent exits, and the worker (or the
+service, before it kills a worker) can list and kill that tree through
+``/proc/PID/task/*/children``. Where that file or ``prctl`` is missing (not
+Linux), only the process group is ended.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def child_environment() -> dict[str, str]:
+    """This process's environment for a Python child that must import plugins from where this
+    process found them (a test's temporary site folder, a benchmark's sys.path insert included)."""
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return environment
+
+
+def how_it_ended(code: int | None) -> str:
+    """A child's return code in words: ``SIGSEGV`` for -11, ``status 3`` for 3."""
+    if code is not None and code < 0:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL ``pid``'s descendants (even those that left its group), then its process group."""
+    kill_descendants(pid)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def become_subreaper() -> bool:
+    """Adopt this process's orphaned descendants (Linux); False where not possible."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        threads = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            found.extend(int(child) for child in (thread / "children").read_text().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (children first), as far as /proc shows them."""
+    found: list[int] = []
+    frontier = children(pid)
+    while frontier:
+        found.extend(frontier)
+        frontier = [grandchild for child in frontier for grandchild in children(child)]
+    return found
+
+
+def kill_descendants(pid: int) -> int:
+    """SIGKILL everything below ``pid``; how many were found."""
+    below = descendants(pid)
+    for process in below:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(process, signal.SIGKILL)
+    return len(below)
+
+
+def reap_children() -> None:
+    """Collect the exit status of any ended child (a subreaper inherits zombies)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return

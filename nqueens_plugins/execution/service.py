@@ -1,0 +1,308 @@
+"""Execution layer, parent side: the service through which every call into plugin code goes.
+
+Solve and count from the CLI and the API, comparisons, cross-checks and the
+contract kit all hand ``Task``s to an ``Executor`` and get verified results back.
+Why one path: a plugin may raise, loop forever ignoring its budget, call
+``os._exit``, crash the interpreter, print to stdout or start processes of its
+own. Here each task runs in a worker process (``worker.py``, started as
+``python -m nqueens_plugins.execution.worker``) that
+
+* lives in its own process group: a kill takes whatever the plugin started;
+* says when it has started (Python and this package imported): no task's
+  clock runs during a worker's startup, however loaded the machine;
+* is warm-started: the first time it meets a solver it runs the solver's
+  untimed ``warm_up``, so imports and compiled kernels never count as solving
+  time (a warm-up that outlasts the task's whole limit is killed like a run);
+* times the solver call alone; this process records its own wall time beside
+  it, and the difference is reported as ``overhead_seconds``;
+* is killed from outside ``KILL_GRACE`` seconds past the task's time limit
+  (the run is recorded ``timed-out``), and replaced when it dies (``error``,
+  with the exit status or signal);
+* is reused for the next task, since starting a process costs more than a
+  fast run.
+
+Whatever comes back is verified here, in this process (``judge.conclude``): a
+solver never vouches for its own answer. Workers leave by themselves when this
+process is gone, however it died.
+
+Backends: ``LocalExecutor`` (worker processes on this machine, the default)
+and ``DaskExecutor`` (``dask_cluster.py``), which runs the same worker program
+inside each Dask task.
+"""
+
+from __future__ import annotations
+
+import abc
+import atexit
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from multiprocessing.connection import Connection, wait
+
+from nqueens_plugins.execution import probe, processes
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.execution.judge import Answer, conclude
+from nqueens_plugins.core.problem import Status
+from nqueens_plugins.execution.tasks import Executed, Task
+
+KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
+STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
+DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still alive
+
+
+def killed(task: Task, elapsed: float, during_warm_up: bool) -> Executed:
+    when = "in its first (warm-up) call" if during_warm_up else "still running"
+    if task.deadline is not None:
+        limit = "its job's deadline"  # a piece of a split count: the whole count's limit
+    else:
+        limit = f"its {task.timeout if task.timeout is not None else 0.0:g} s limit"
+    reason = f"killed after {elapsed:.2f} s: {when} {KILL_GRACE} s past {limit}"
+    return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
+
+
+def death_message(code: int | None) -> str:
+    how = processes.how_it_ended(code)
+    return f"worker process crashed ({how})" if code is not None and code < 0 else f"worker process exited with {how}"
+
+
+class WorkerProcess:
+    """One worker program, its two pipes and the tasks it holds (the one running first)."""
+
+    def __init__(self) -> None:
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        environment = processes.child_environment()
+        # The plugins whose import crashed a probe here are not imported there either.
+        environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "nqueens_plugins.execution.worker", str(to_child_read), str(from_child_write), str(os.getpid())],
+                pass_fds=(to_child_read, from_child_write), stdin=subprocess.DEVNULL, start_new_session=True,
+                env=environment,
+            )  # fmt: skip
+        finally:
+            os.close(to_child_read)
+            os.close(from_child_write)
+        self.sender = Connection(to_child_write, readable=False)
+        self.receiver = Connection(from_child_read, writable=False)
+        self.path = tuple(sys.path)  # what it was started with; a changed sys.path needs a new worker
+        self.created = time.perf_counter()
+        self.ready = False  # it said it has started: task clocks run from then, never during startup
+        self.tasks: deque[Task] = deque()  # sent, not answered; the first is running or warming up
+        self.started = 0.0  # when the first task's timed call started (or, while warming up, was sent)
+        self.running = False  # the first task's timed call is under way
+        self.warmed: set[str] = set()  # solvers this worker has warmed up: it starts their calls at once
+
+    def submit(self, task: Task) -> None:
+        self.sender.send(task)
+        self.tasks.append(task)
+        if len(self.tasks) == 1:
+            self.begin()
+
+    def begin(self) -> None:
+        """The first task starts now: at once if its solver is warm, else after its warm-up."""
+        self.started = time.perf_counter()
+        self.running = self.tasks[0].variant.name in self.warmed
+
+    def deadline(self) -> float:
+        if not self.ready:
+            return self.created + STARTUP_LIMIT
+        if not self.tasks:
+            return float("inf")
+        task = self.tasks[0]
+        # The warm-up is not timed, but it is not free either: until the timed call
+        # starts, the limit runs from when the task came up, so no path overstays it
+        # by more than the grace; from the start of the timed call it starts afresh.
+        end = float("inf") if task.timeout is None else self.started + task.timeout
+        if task.deadline is not None:
+            end = min(end, time.perf_counter() + task.deadline - time.time())
+        return end + KILL_GRACE
+
+    def kill(self) -> None:
+        """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
+        processes.kill_tree(self.process.pid)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.close_pipes()
+
+    def close_pipes(self) -> None:
+        for connection in (self.sender, self.receiver):
+            try:
+                connection.close()
+            except OSError:
+                pass
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None and not self.receiver.closed
+
+
+class Executor(abc.ABC):
+    """What every backend offers: ``map`` (tasks in, verified answers out as they end),
+    ``run`` (one task), ``close``; usable as a context manager.
+
+    The pieces of a split count (``TaskKind.COUNT_PLAN``, ``COUNT_PART``) come back
+    unverified, as ``Executed``: ``counting.count_in_parts`` verifies their total.
+    """
+
+    @abc.abstractmethod
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
+        """Run every task; yield (task, its verified result) as each ends, in the order they end."""
+
+    def run(self, task: Task) -> Answer | Executed:
+        """One task, its result."""
+        for _, answer in self.map([task]):
+            return answer
+        raise RuntimeError("the executor returned nothing")  # pragma: no cover
+
+    def close(self) -> None:
+        """Release what the backend holds (idle workers, a cluster connection)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalExecutor(Executor):
+    """Worker processes on this machine. Reusable: workers stay warm between calls of ``map``.
+
+    Each worker holds up to ``QUEUED_PER_WORKER`` tasks, so it starts the next as
+    soon as it sends an answer, without waiting for this process to read it.
+    """
+
+    QUEUED_PER_WORKER = 2
+
+    def __init__(self, jobs: int = 0) -> None:
+        cores = os.cpu_count() or 1
+        if jobs > cores:
+            raise BadInput(
+                f"--jobs {jobs} is more than this machine's {cores} cores: runs would share cores and their "
+                f"times would mean nothing; use at most {cores} (0 means one per core)"
+            )
+        self.jobs = max(1, jobs or cores)
+        self.idle: list[WorkerProcess] = []
+
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
+        for task, executed, wall in self.execute(tasks):
+            yield task, conclude(task, executed, wall)
+
+    def execute(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Executed, float | None]]:
+        """Run every task; yield (task, what came back unverified, wall seconds) as each ends."""
+        pending = deque(tasks)
+        busy: dict[Connection, WorkerProcess] = {}
+        try:
+            while pending or busy:
+                self.fill(pending, busy)
+                deadline = min(worker.deadline() for worker in busy.values())
+                # Wake at least every DEATH_CHECK seconds: a worker's death is noticed even when
+                # no end-of-pipe comes (a process the plugin forked holds the pipe open).
+                remaining = max(0.0, min(deadline - time.perf_counter(), DEATH_CHECK))
+                wait(list(busy), timeout=remaining)
+                for worker in list(busy.values()):
+                    answers = self.collect(worker, pending)
+                    # Settle the worker before yielding: a caller may stop after any answer. A worker
+                    # that died keeps its tasks until its pipe's end is read (then they are answered
+                    # or requeued), so none is lost.
+                    if not worker.tasks:
+                        busy.pop(worker.receiver)
+                        if worker.alive:
+                            self.idle.append(worker)
+                    yield from answers
+        finally:
+            for worker in busy.values():
+                worker.kill()
+
+    def fill(self, pending: deque[Task], busy: dict[Connection, WorkerProcess]) -> None:
+        """Hand pending tasks to workers: new or idle ones first, then a second task to each."""
+        while pending and (self.idle or len(busy) < self.jobs):
+            worker = self.idle.pop() if self.idle else WorkerProcess()
+            if worker.path != tuple(sys.path):  # plugins became importable from somewhere new
+                worker.kill()
+                worker = WorkerProcess()
+            if self.send(worker, pending):
+                busy[worker.receiver] = worker
+        for worker in busy.values():
+            while pending and len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive:
+                if not self.send(worker, pending):
+                    break
+
+    @staticmethod
+    def send(worker: WorkerProcess, pending: deque[Task]) -> bool:
+        try:
+            worker.submit(pending[0])
+        except OSError:
+            return False
+        pending.popleft()
+        return True
+
+    def collect(self, worker: WorkerProcess, pending: deque[Task]) -> list[tuple[Task, Executed, float | None]]:
+        """The answers the worker has sent; a dead or overdue worker's first task ends as error or
+        timed-out, and the tasks queued behind it go back to ``pending`` (they never started)."""
+        answers: list[tuple[Task, Executed, float | None]] = []
+        try:
+            while worker.tasks and worker.receiver.poll():
+                message = worker.receiver.recv()
+                task = worker.tasks[0]
+                if message[0] == "ready":
+                    worker.ready = True
+                    worker.begin()  # the first task's clock starts now, not while Python started
+                    continue
+                if message[0] == "started":
+                    worker.running = True
+                    worker.started = time.perf_counter()
+                    worker.warmed.add(task.variant.name)
+                    continue
+                worker.tasks.popleft()
+                answers.append((task, message[1], time.perf_counter() - worker.started))
+                if worker.tasks:
+                    worker.begin()
+            # Dead without an end-of-pipe: a process the plugin forked may still hold the pipe open.
+            died = bool(worker.tasks) and worker.process.poll() is not None
+        except (EOFError, OSError):
+            died = bool(worker.tasks)
+        if died:
+            code = worker.process.wait()
+            worker.kill()  # and whatever the plugin left running
+            task = worker.tasks.popleft()
+            answers.append((task, Executed(None, time.perf_counter() - worker.started, death_message(code)), None))
+            self.requeue(worker, pending)
+        elif worker.tasks and time.perf_counter() >= worker.deadline():
+            elapsed = time.perf_counter() - worker.started
+            worker.kill()
+            task = worker.tasks.popleft()
+            if worker.ready:
+                answers.append((task, killed(task, elapsed, during_warm_up=not worker.running), None))
+            else:
+                answers.append((task, Executed(None, 0.0, f"worker process did not start within {STARTUP_LIMIT:g} s"), None))
+            self.requeue(worker, pending)
+        return answers
+
+    @staticmethod
+    def requeue(worker: WorkerProcess, pending: deque[Task]) -> None:
+        while worker.tasks:
+            pending.appendleft(worker.tasks.pop())
+
+    def close(self) -> None:
+        """End the idle workers (their groups are killed: an idle worker holds nothing)."""
+        while self.idle:
+            self.idle.pop().kill()
+
+
+_shared: LocalExecutor | None = None
+
+
+def shared_executor() -> LocalExecutor:
+    """One warm executor for the process (the API's and the contract kit's single calls)."""
+    global _shared
+    if _shared is None:
+        _shared = LocalExecutor()
+        atexit.register(_shared.close)
+    return _shared

@@ -1,0 +1,121 @@
+"""Execution layer, both sides of the pipe: what travels to a worker (``Task``) and back (``Executed``).
+
+A ``Task`` is one call into plugin code, pickled to a worker process; an
+``Executed`` is what came back from it, unverified. Both are plain data, so the
+worker side (``calls.py``, ``worker.py``) and the parent side (``judge.py``,
+``service.py``) share them without importing each other.
+
+The checks that refuse a task before it is made (``check_runnable``,
+``check_countable``, ``start_trace``) live here too: every way of making a task
+goes through them, in the process the user typed into.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
+from nqueens_plugins.core.solver import Variant
+
+
+class TaskKind(enum.StrEnum):
+    """What a task asks of its solver. The pieces of a split count (``counting.py``) are tasks too."""
+
+    SOLVE = "solve"
+    COUNT = "count"
+    COUNT_PLAN = "count-plan"  # Solver.count_parts: how to split the count
+    COUNT_PART = "count-part"  # Solver.count_part: count one piece
+
+
+@dataclass(frozen=True)
+class Task:
+    """One call into plugin code: solve or count ``problem`` with ``variant``, under these limits."""
+
+    kind: TaskKind
+    variant: Variant
+    problem: Problem
+    seed: int = 0
+    trial: int = 0
+    timeout: float | None = None
+    max_iterations: int | None = None
+    unique: bool = False
+    part: Any = None  # the piece a count-part task counts (whatever the solver's count_parts made)
+    deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
+    memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
+    trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
+
+    def seconds_left(self) -> float | None:
+        """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
+        if self.deadline is None:
+            return self.timeout
+        left = max(0.0, self.deadline - time.time())
+        return left if self.timeout is None else min(self.timeout, left)
+
+    @classmethod
+    def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
+        """A solve task, refused (BadInput) if the variant cannot take the problem or cannot trace it."""
+        check_runnable(variant, problem)
+        if kwargs.get("trace"):
+            start_trace(variant, problem)
+        return cls(TaskKind.SOLVE, variant, problem, **kwargs)
+
+    @classmethod
+    def count(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
+        """A count task, refused (BadInput) if the variant cannot make that count."""
+        check_countable(variant, problem, kwargs.get("unique", False))
+        return cls(TaskKind.COUNT, variant, problem, **kwargs)
+
+
+@dataclass
+class Executed:
+    """What came back from a solver call, before verification (picklable, for worker processes).
+
+    ``seconds`` times the solver call alone. ``error`` says why there is no
+    outcome (an exception, a dead or killed worker); ``status`` is the verdict
+    that goes with it (``error``, or ``timed-out`` for a run killed at its limit).
+    """
+
+    outcome: Any  # an Outcome or Count, or whatever a misbehaving solver returned
+    seconds: float
+    error: str | None = None
+    status: Status = Status.ERROR
+    trace: Trace | None = None  # the steps, when the run was traced
+
+    def unsendable(self, reason: str) -> Executed:
+        return Executed(None, self.seconds, reason)
+
+
+def check_runnable(variant: Variant, problem: Problem) -> None:
+    """Refuse, as bad input, what this variant cannot be asked (fixed queens, blocked squares, size, library)."""
+    solver = variant.solver
+    if problem.fixed and not solver.supports_fixed:
+        raise BadInput(f"{solver.name} cannot honour fixed queens")
+    if problem.blocked and not solver.supports_blocked:
+        raise BadInput(f"{solver.name} cannot honour blocked squares")
+    reason = solver.precheck(problem.n, variant.options)
+    if reason:
+        raise BadInput(reason)
+
+
+def check_countable(variant: Variant, problem: Problem, unique: bool) -> None:
+    """Refuse, as bad input, a count this variant cannot make."""
+    if not variant.counts:
+        raise BadInput(f"{variant.label} cannot count solutions (it is not a complete counting solver)")
+    if unique and not variant.solver.counts_unique:
+        raise BadInput(f"{variant.label} cannot count solutions up to symmetry (--unique)")
+    if unique and not problem.is_plain:
+        raise BadInput("--unique counts classes of plain boards; it does not take fixed queens or blocked squares")
+    check_runnable(variant, problem)
+
+
+def start_trace(variant: Variant, problem: Problem) -> Trace:
+    """An empty trace for a run, or BadInput when the run cannot be traced."""
+    if not variant.solver.traces:
+        raise BadInput(f"{variant.name} does not trace its steps; the built-in methods do")
+    if problem.n > TRACED_UP_TO:
+        raise BadInput(f"traces are kept for boards up to n = {TRACED_UP_TO}, not {problem.n:,}")
+    return Trace(problem.n)

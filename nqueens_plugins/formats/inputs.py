@@ -1,0 +1,198 @@
+"""Formats layer, parent side: what users type. Sizes, size lists, fixed queens, blocked squares, limits, output paths.
+
+Every failure is a BadInput.
+
+These are shared by the CLI and the Python API, so both refuse the same things
+with the same words.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.problem import Problem
+
+MAX_N = 2**31 - 1  # rows fit int32 (the lean boards); each solver may set a lower max_n or refuse by memory
+MAX_SIZES = 10_000  # sizes in one comparison
+
+
+def parse_size(value: object) -> int:
+    """A board size: a whole number from 1 to MAX_N."""
+    if isinstance(value, bool):
+        raise BadInput(f"board size must be a whole number, not {value!r}")
+    if isinstance(value, int):
+        n = value
+    else:
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?[0-9]+", text):  # ASCII digits only: not 8_0, not a full-width ８
+            raise BadInput(f"board size must be a whole number, not {value!r}")
+        if len(text.lstrip("+-")) > 12:  # int() of thousands of digits is slow, then refused anyway
+            raise BadInput(f"board size must be at most {MAX_N:,}, not a {len(text)}-digit number")
+        n = int(text)
+    if n < 1:
+        raise BadInput(f"board size must be at least 1, not {n}")
+    if n > MAX_N:
+        raise BadInput(f"board size must be at most {MAX_N:,}, not {n:,}")
+    return n
+
+
+RANGE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")
+
+
+def whole_number(value: object, what: str, minimum: int | None = None) -> int:
+    """An API argument that must be an int (not a bool, str or float): BadInput otherwise."""
+    if isinstance(value, bool):
+        raise BadInput(f"{what} must be a whole number, not {value!r}")
+    if not isinstance(value, int):
+        try:
+            value = operator.index(value)  # type: ignore[arg-type]  # numpy integers are fine
+        except TypeError:
+            raise BadInput(f"{what} must be a whole number, not {value!r}") from None
+    if minimum is not None and value < minimum:
+        raise BadInput(f"{what} must be at least {minimum}, not {value}")
+    return int(value)
+
+
+def time_limit(value: object, what: str = "timeout") -> float | None:
+    """An API time limit: None (no limit) or a positive, finite number of seconds."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise BadInput(f"{what} must be a positive number of seconds or None, not {value!r}")
+    return float(value)
+
+
+def solver_spec(value: object) -> str:
+    if not isinstance(value, str):
+        raise BadInput(f"a solver is named by a string such as 'min-conflicts', not {value!r}")
+    return value
+
+
+MEMORY_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+                "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}  # fmt: skip
+
+
+def parse_memory(value: object) -> int:
+    """A memory size: bytes as a whole number, or with a binary unit: 512M, 1.5G, 2GiB."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    else:
+        match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([a-zA-Z]{0,3})\s*", str(value))
+        unit = match.group(2).lower() if match else ""
+        if match is None or unit not in MEMORY_UNITS:
+            raise BadInput(f"memory takes a size such as 512M or 2G, not {value!r}")
+        size = int(float(match.group(1)) * MEMORY_UNITS[unit])
+    if size < 1 << 20:
+        raise BadInput(f"memory limit must be at least 1M, not {value!r}")
+    return size
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``8,16,32`` or ``4..40:4`` (start..stop:step, stop included) or a mix, in order, no repeats."""
+    sizes: list[int] = []
+    if not text.strip():
+        raise BadInput("no board sizes given")
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise BadInput(f"empty size in {text!r}")
+        if ".." in part:
+            match = RANGE.match(part)
+            if not match:
+                raise BadInput(f"cannot read size range {part!r}: expected START..STOP or START..STOP:STEP")
+            start, stop = parse_size(match.group(1)), parse_size(match.group(2))
+            step = int(match.group(3) or 1)
+            if step < 1:
+                raise BadInput(f"size range {part!r} needs a step of at least 1")
+            if stop < start:
+                raise BadInput(f"size range {part!r} is empty (stop below start)")
+            if (stop - start) // step + 1 > MAX_SIZES:
+                raise BadInput(f"size range {part!r} has more than {MAX_SIZES:,} sizes")
+            sizes.extend(range(start, stop + 1, step))
+        else:
+            sizes.append(parse_size(part))
+        if len(sizes) > MAX_SIZES:
+            raise BadInput(f"sizes {text!r} give more than {MAX_SIZES:,} boards")
+    return list(dict.fromkeys(sizes))
+
+
+def parse_squares(text: str | None, what: str) -> list[tuple[int, int]]:
+    """``C:R,C:R`` (0-based column:row) into a list of squares; positions are checked by make_problem."""
+    if text is None or not text.strip():
+        return []
+    squares = []
+    for item in text.split(","):
+        match = re.fullmatch(r"\s*([0-9]{1,9})\s*:\s*([0-9]{1,9})\s*", item)
+        if not match:
+            raise BadInput(f"cannot read {what} {item.strip()!r}: expected COLUMN:ROW, 0-based")
+        squares.append((int(match.group(1)), int(match.group(2))))
+    return squares
+
+
+def parse_fixed(text: str | None) -> dict[int, int]:
+    """``C:R,C:R`` (0-based column:row) into a mapping column -> row."""
+    fixed: dict[int, int] = {}
+    for column, row in parse_squares(text, "fixed queen"):
+        if column in fixed:
+            raise BadInput(f"two fixed queens in column {column}")
+        fixed[column] = row
+    return fixed
+
+
+def parse_blocked(text: str | None) -> list[tuple[int, int]]:
+    """``C:R,C:R`` (0-based column:row): squares where no queen may stand."""
+    return parse_squares(text, "blocked square")
+
+
+def whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def make_problem(
+    n: object,
+    fixed: Mapping[Any, Any] | None = None,
+    blocked: Iterable[Any] = (),
+    source: str | None = None,
+) -> Problem:
+    """A validated Problem: a good size, fixed queens and blocked squares on the board.
+
+    Fixed queens that attack each other, or stand on a blocked square, are
+    accepted: as in CSPLib, such an instance simply has no solution.
+    """
+    size = parse_size(n)
+    if fixed is not None and not isinstance(fixed, Mapping):
+        raise BadInput(f"fixed queens are a mapping column -> row, not {type(fixed).__name__}")
+    clean: dict[int, int] = {}
+    for column, row in (fixed or {}).items():
+        if not whole(column) or not whole(row):
+            raise BadInput(f"fixed queens map whole-number columns to rows, not {column!r}: {row!r}")
+        if not (0 <= column < size and 0 <= row < size):
+            raise BadInput(f"fixed queen {column}:{row} is off the {size}x{size} board")
+        clean[column] = row
+    squares = set()
+    for square in blocked:
+        if not isinstance(square, (tuple, list)) or len(square) != 2 or not all(whole(v) for v in square):
+            raise BadInput(f"a blocked square is a (column, row) pair of whole numbers, not {square!r}")
+        column, row = square
+        if not (0 <= column < size and 0 <= row < size):
+            raise BadInput(f"blocked square {column}:{row} is off the {size}x{size} board")
+        squares.add((column, row))
+    return Problem(size, clean, frozenset(squares), source)
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, in one line and before any work, an output that cannot be written."""
+    if path.is_dir():
+        raise BadInput(f"cannot write {str(path)!r}: it is a folder")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise BadInput(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise BadInput(f"cannot write {str(path)!r}: permission denied")

@@ -1,0 +1,287 @@
+"""Results layer, parent side: every solver against published answers and against each other (``nqueens cross-check``).
+
+Plain boards (``-n``) are checked against OEIS; instances (``--instances``)
+against each other and, with ``--expected``, against published CSPLib answers.
+
+For each n, every counting solver counts (checked against OEIS A000170 and
+against the other counts) and every solver solves (its board verified, run
+isolated like a comparison). A ``no-solution`` answer is checked against the
+counts of the complete solvers and against OEIS; a complete solver that gives
+up is a disagreement too. Nothing passes on a solver's word.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.core.problem import Problem, Status
+from nqueens_plugins.execution.service import Executor, LocalExecutor
+from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.core.verify import known_count
+
+
+@dataclass
+class Check:
+    n: int
+    solver: str
+    task: str  # "count" or "solve"
+    answer: str
+    expected: str
+    agrees: bool
+    detail: str = ""
+
+    def describe(self) -> str:
+        detail = f" ({self.detail})" if self.detail else ""
+        return f"n={self.n} {self.solver} {self.task}: got {self.answer}, expected {self.expected}{detail}"
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def cross_check_sizes(
+    variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0,
+    executor: Executor | None = None, memory: int | None = None,
+) -> list[Check]:  # fmt: skip
+    """Every counting variant counts each n and every variant solves it, all in one isolated batch.
+
+    A count or solve that runs out of time is inconclusive, not a disagreement:
+    it is listed (``timed-out``), and only answers are compared.
+    """
+    tasks = []
+    checks: list[Check] = []
+    for n in sizes:
+        problem = make_problem(n)
+        for variant in variants:
+            refusal = variant.solver.precheck(n, variant.options)
+            if refusal is not None:  # said, not silently left out
+                checks.append(Check(n, variant.label, "solve", "skipped", "-", True, refusal))
+                continue
+            if variant.counts:
+                tasks.append(Task(TaskKind.COUNT, variant, problem, timeout=timeout, memory=memory))
+            tasks.append(Task(TaskKind.SOLVE, variant, problem, seed=seed, timeout=timeout, memory=memory))
+    counted: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
+    solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
+    for task, answer in run_tasks(tasks, jobs, executor):
+        (counted if task.kind == TaskKind.COUNT else solved)[task.problem.n].append((task.variant, answer))
+    for n in sizes:
+        count_results, reference = count_checks(n, counted[n])
+        checks.extend(count_results)
+        solvable = None if reference is None else reference > 0
+        for variant, result in solved[n]:
+            checks.append(judge_solve(n, variant, result.status, result.verified, result.reason, solvable))
+    order = {v.label: index for index, v in enumerate(variants)}
+    checks.sort(key=lambda c: (c.n, c.task != "count", order.get(c.solver, -1)))
+    return checks
+
+
+def run_tasks(tasks: Sequence[Task], jobs: int, executor: Executor | None) -> Iterator[tuple[Task, Any]]:
+    """Through the given executor, or local workers made (and ended) for the purpose."""
+    if executor is not None:
+        yield from executor.map(tasks)
+        return
+    with LocalExecutor(jobs) as local:
+        yield from local.map(tasks)
+
+
+def count_checks(n: int, results: Sequence[tuple[Variant, Any]]) -> tuple[list[Check], int | None]:
+    """Each count compared with OEIS and with the others; also the reference count for n
+    (OEIS, else the counters' consensus, else None)."""
+    checks = []
+    expected = known_count(n)
+    shown = "unknown" if expected is None else f"{expected:,}"
+    counts: dict[str, int] = {}
+    for variant, result in results:
+        if result.status == Status.TIMED_OUT:
+            checks.append(Check(n, variant.label, "count", "timed-out", shown, True, "inconclusive: " + (result.reason or "")))
+            continue
+        if result.status != Status.SOLVED or result.solutions is None:
+            checks.append(Check(n, variant.label, "count", result.status, shown, False, result.reason or ""))
+            continue
+        counts[variant.label] = result.solutions
+        agrees = expected is None or expected == result.solutions
+        checks.append(Check(n, variant.label, "count", f"{result.solutions:,}", shown, agrees, result.reason or ""))
+    consensus = set(counts.values())
+    if len(consensus) > 1:
+        listed = ", ".join(f"{label}={value:,}" for label, value in counts.items())
+        checks.append(Check(n, "all counters", "count", listed, "one count", False, "counts differ"))
+    reference = expected if expected is not None else (consensus.pop() if len(consensus) == 1 else None)
+    return checks, reference
+
+
+def judge_solve(n: int, variant: Variant, status: str, verified: bool | None, reason: str | None, solvable: bool | None) -> Check:
+    label = variant.label
+    if status == "solved":
+        agrees = verified is True and solvable is not False
+        return Check(n, label, "solve", "solved", "solvable" if solvable else "no solution", agrees, reason or "")
+    if status == "no-solution":
+        agrees = solvable is False
+        return Check(n, label, "solve", "no-solution", "no solution" if solvable is False else "solvable", agrees, reason or "")
+    if status in ("gave-up", "timed-out") and not variant.complete:
+        # Incomplete methods may fail; that is not a wrong answer.
+        return Check(n, label, "solve", status, "any (incomplete)", True, reason or "")
+    if status == "timed-out":
+        return Check(n, label, "solve", status, "an answer", True, "inconclusive: " + (reason or ""))
+    expected = "an answer" if variant.complete else "no error"
+    return Check(n, label, "solve", status, expected, False, reason or "")
+
+
+# --- instances -----------------------------------------------------------------
+
+SATISFIABLE, UNSATISFIABLE, UNCONFIRMED, UNDECIDED, DISAGREEMENT = (
+    "satisfiable", "unsatisfiable", "unsatisfiable (unconfirmed)", "undecided", "DISAGREEMENT",
+)  # fmt: skip
+
+
+@dataclass
+class InstanceCheck:
+    """Everything the solvers said about one instance, and the verdict drawn from it."""
+
+    instance: str  # its source (file, file@d) or n and content hash
+    id: str
+    n: int
+    verdict: str  # one of the constants above
+    answers: dict[str, str] = field(default_factory=dict)  # solver variant -> status
+    counts: dict[str, int] = field(default_factory=dict)  # counting variant -> solutions
+    published: bool | None = None  # the published answer: satisfiable or not; None if none
+    detail: str = ""
+
+    @property
+    def agrees(self) -> bool:
+        """No contradiction among our solvers, and none with the published answer."""
+        if self.verdict == DISAGREEMENT:
+            return False
+        if self.published is None or self.verdict == UNDECIDED:
+            return True
+        return (self.verdict == SATISFIABLE) == self.published
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self), "agrees": self.agrees}
+
+
+def cross_check_instances(
+    variants: Sequence[Variant],
+    problems: Sequence[Problem],
+    *,
+    seed: int = 0,
+    timeout: float | None = 10.0,
+    counting: bool = False,
+    expected: Mapping[str, bool] | None = None,
+    jobs: int = 0,
+    executor: Executor | None = None,
+    memory: int | None = None,
+) -> tuple[list[InstanceCheck], dict[str, str]]:
+    """Decide every instance with every variant that accepts it (isolated, one batch), then judge.
+
+    A satisfiable verdict needs a verified board; an unsatisfiable one needs a
+    no-solution (or a count of 0) from at least two different complete solvers,
+    else it is reported unconfirmed. Any solved-versus-no-solution clash, a board
+    the verifier rejects, a complete solver's error or differing counts is a
+    disagreement, and so is any solver's error. Returns the checks and the
+    variants skipped (label -> why).
+    """
+    skipped: dict[str, str] = {}
+    tasks = []
+    unique = list({problem.id: problem for problem in problems}.values())
+    for problem in unique:
+        for variant in variants:
+            try:
+                check_runnable(variant, problem)
+            except BadInput as exc:
+                skipped.setdefault(variant.label, str(exc))
+                continue
+            tasks.append(Task(TaskKind.SOLVE, variant, problem, seed=seed, timeout=timeout, memory=memory))
+            if counting and variant.counts:
+                tasks.append(Task(TaskKind.COUNT, variant, problem, timeout=timeout, memory=memory))
+    results: dict[str, list[Result]] = {problem.id: [] for problem in unique}
+    counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
+    for task, answer in run_tasks(tasks, jobs, executor):
+        if task.kind == TaskKind.COUNT:
+            value = answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
+            counts[task.problem.id][task.variant.label] = value
+        else:
+            results[task.problem.id].append(answer)
+    checks = []
+    for problem in unique:
+        published = None if expected is None else expected.get(expected_key(problem))
+        checks.append(judge_instance(problem, results[problem.id], counts[problem.id], published))
+    return checks, skipped
+
+
+def judge_instance(problem: Problem, results: Sequence[Result], counts: Mapping[str, int | str], published: bool | None) -> InstanceCheck:
+    answers = {r.solver: r.status for r in results}
+    problems_seen = []
+    solved = [r for r in results if r.solved]
+    for r in results:
+        if r.status == "invalid":
+            problems_seen.append(f"{r.solver} gave a rejected answer ({r.reason})")
+        elif r.status == "error":
+            problems_seen.append(f"{r.solver} failed ({r.reason})")
+    refuters = {r.name for r in results if r.status == "no-solution"}
+    for label, value in counts.items():
+        if value in (Status.ERROR, Status.INVALID):
+            problems_seen.append(f"{label} could not count it ({value})")
+    exact = {label: value for label, value in counts.items() if isinstance(value, int)}
+    if len(set(exact.values())) > 1:
+        problems_seen.append("counts differ: " + ", ".join(f"{label}={value:,}" for label, value in exact.items()))
+    refuters |= {label.split("[")[0] for label, value in exact.items() if value == 0}
+    if solved and refuters:
+        problems_seen.append(f"solved by {solved[0].solver}, but no solution according to {', '.join(sorted(refuters))}")
+    if any(value > 0 for value in exact.values()) and refuters:
+        problems_seen.append("a count above 0 contradicts a no-solution")
+    if problems_seen:
+        verdict, detail = DISAGREEMENT, "; ".join(problems_seen)
+    elif solved or any(value > 0 for value in exact.values()):
+        verdict, detail = SATISFIABLE, f"board verified ({solved[0].solver})" if solved else "counted"
+    elif len(refuters) >= 2:
+        verdict, detail = UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
+    elif refuters:
+        verdict, detail = UNCONFIRMED, f"only {next(iter(refuters))} says no solution"
+    else:
+        verdict, detail = UNDECIDED, "no solver decided it within the limit"
+    return InstanceCheck(problem.label, problem.id, problem.n, verdict, answers, dict(exact), published, detail)
+
+
+def expected_key(problem: Problem) -> str:
+    """How a published results file names an instance: the file's own name, with @d."""
+    source = problem.source or problem.id
+    return Path(source.rsplit(":", 1)[-1]).name
+
+
+def read_expected(path: str) -> dict[str, bool]:
+    """Published answers: {instance file name (with @d): satisfiable}.
+
+    Reads the two CSPLib results files (plain or gzipped): lingeling's run on the
+    ASP Blocked n-Queens set (``N -1 ID SATISFIABLE|UNSATISFIABLE ...``) and the
+    shiftqueens run on the Excluded Diagonals set
+    (``N D 4 ID FILE:Solutions: S Nodes: ...``).
+    """
+    opener: Any = gzip.open if path.endswith(".gz") else open
+    answers: dict[str, bool] = {}
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) >= 4 and fields[3] in ("SATISFIABLE", "UNSATISFIABLE"):
+                    answers[f"blockedqueens.{fields[0]}.{fields[2]}.param"] = fields[3] == "SATISFIABLE"
+                elif len(fields) >= 6 and "Solutions:" in fields[4]:
+                    n, diagonals, minimum, identifier = fields[:4]
+                    answers[f"diag-{n}-{minimum}-{identifier}.param@{diagonals}"] = fields[5] != "0"
+                else:
+                    raise BadInput(f"{path}:{number}: not a line of the lingeling or shiftqueens results")
+    except FileNotFoundError:
+        raise BadInput(f"expected-answers file {path!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise BadInput(f"cannot read expected answers from {path!r}: {exc}") from None
+    if not answers:
+        raise BadInput(f"{path!r} holds no published answers")
+    return answers

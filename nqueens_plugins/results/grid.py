@@ -1,0 +1,149 @@
+"""Results layer, parent side: a comparison grid (solvers x sizes or instances x trials) and the records of its runs.
+
+The runs themselves go through the execution service (``service.py``:
+isolated, warm-started, killed from outside, verified in this process). Records
+are dicts in the results-file format that ``records.py`` owns, written and
+flushed as each run ends. Every run's seed is derived from (seed, solver,
+instance, trial), so the same grid gives the same records whatever the number
+of jobs or the backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins.loading import host
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.formats.records import ResultsWriter, run_record
+from nqueens_plugins.execution.service import Executor, LocalExecutor
+from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+
+DEFAULT_TIMEOUT = 10.0
+
+
+def run_key(task: Task) -> tuple[Any, ...]:
+    """What makes two runs the same run (matches ``records.run_key`` of its record)."""
+    return (task.variant.label, task.problem.n, task.problem.id, task.trial, task.seed)
+
+
+@dataclass
+class Grid:
+    """Which runs a comparison makes: solvers x (sizes or instances) x trials.
+
+    Sizes (or instances) outermost, so small boards finish first. ``instances``,
+    when given, take the place of ``sizes`` (and of ``fixed``).
+    """
+
+    variants: Sequence[Variant]
+    sizes: Sequence[int] = ()
+    trials: int = 1
+    seed: int = 0
+    timeout: float | None = DEFAULT_TIMEOUT  # None: no limit
+    fixed: Mapping[int, int] = field(default_factory=dict)
+    instances: Sequence[Problem] = ()
+    memory: int | None = None  # bytes a run may allocate beyond its worker's own
+    skip_refused: bool = False  # ("-s all") leave out what a solver refuses, instead of stopping
+    skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
+
+    def problems(self) -> list[Problem]:
+        if self.instances:
+            return list(self.instances)
+        if not self.sizes:
+            raise BadInput("no board sizes or instances given")
+        return [make_problem(n, self.fixed) for n in self.sizes]
+
+    def describe(self) -> dict[str, Any]:
+        """What the results file's header keeps, so that ``--resume`` can refuse another grid."""
+        return {
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "trials": self.trials,
+            "memory": self.memory,
+            "solvers": [v.label for v in self.variants],
+            "boards": [p.id for p in self.problems()],
+        }
+
+    def runs(self) -> list[Task]:
+        if self.trials < 1:
+            raise BadInput(f"--trials must be at least 1, not {self.trials}")
+        if not self.variants:
+            raise BadInput("no solvers given")
+        tasks: list[Task] = []
+        for problem in self.problems():
+            takers = []
+            for variant in self.variants:
+                try:
+                    check_runnable(variant, problem)
+                except BadInput as refusal:
+                    if not self.skip_refused:
+                        raise
+                    self.skipped.setdefault(variant.label, str(refusal))
+                    continue
+                takers.append(variant)
+            for trial in range(self.trials):
+                tasks.extend(
+                    Task(TaskKind.SOLVE, v, problem, seed=self.seed, trial=trial, timeout=self.timeout, memory=self.memory)
+                    for v in takers
+                )
+        if not tasks:
+            raise BadInput("no solver takes any of these boards: " + "; ".join(self.skipped.values()))
+        return tasks
+
+
+# --- the comparison ------------------------------------------------------------
+
+
+def stream(
+    grid: Grid,
+    *,
+    jobs: int = 0,
+    out: Path | None = None,
+    resume: bool = False,
+    keep_queens: bool = False,
+    command: str | None = None,
+    executor: Executor | None = None,
+    planned: Callable[[int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Yield one record per run as it finishes, appending each to ``out`` first.
+
+    With ``resume``, runs already in ``out`` are not run again and are not
+    yielded. ``executor`` is a backend (default: local worker processes, ``jobs``
+    of them). ``planned(count)`` hears how many runs will be made before the
+    first starts; ``warn(text)`` hears what the reader of ``out`` should know (a
+    damaged line skipped on resume).
+    """
+    tasks = grid.runs()
+    writer = ResultsWriter(out, resume=resume, command=command, grid=grid.describe()) if out else None
+    try:
+        if writer:
+            for warning in writer.warnings:
+                if warn is not None:
+                    warn(warning)
+            tasks = [t for t in tasks if run_key(t) not in writer.done]
+        if planned is not None:
+            planned(len(tasks))
+        sources = {r.solver.name: r.source for r in host.registry_for(v.name for v in grid.variants)}
+        owned = executor is None
+        backend = executor if executor is not None else LocalExecutor(jobs)  # starts workers only as tasks need them
+        try:
+            for _, result in backend.map(tasks):
+                assert isinstance(result, Result)
+                record = run_record(result.to_dict(keep_queens=True if keep_queens else None), sources.get(result.name),
+                                    grid.timeout)  # fmt: skip
+                if writer:
+                    writer.write(record)
+                yield record
+        finally:
+            if owned:
+                backend.close()
+    finally:
+        if writer:
+            writer.close()

@@ -1,0 +1,137 @@
+"""Views layer, parent side: ``nqueens report FILE --format html -o report.html``, one self-contained page.
+
+Everything is inline (the figure as SVG, the boards as SVG, the style in a
+``<style>`` element): no network, no script, so the file can be mailed,
+archived or opened offline and shows the same thing in ten years. It holds the
+provenance of the runs (the headers: versions, machine, seed, command), the
+summary table, the comparison against a baseline if one is asked for, the
+figures of ``plot.py``, a few verified boards, and the definitions of the
+statistics.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from html import escape
+from typing import Any
+
+from nqueens_plugins.formats.drawing import board_svg
+from nqueens_plugins.views.report import SUMMARY_COLUMNS, baseline_cells, baseline_headers, row_label_columns
+from nqueens_plugins.results.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
+
+BOARDS_SHOWN = 6
+LARGEST_BOARD_SHOWN = 24
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.86em; margin: 0.6em 0; }
+th, td { border-bottom: 1px solid #e4e4e4; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; } td.text, th.text { text-align: left; }
+dl.provenance dt { font-weight: 600; float: left; clear: left; width: 10em; }
+dl.provenance dd { margin-left: 11em; font-family: ui-monospace, monospace; font-size: 0.9em; overflow-wrap: anywhere; }
+.boards { display: flex; flex-wrap: wrap; gap: 1.2em; } figure { margin: 0; } figcaption { font-size: 0.85em; }
+.note { color: #8a5a00; } .definitions dt { font-weight: 600; } .figure svg { max-width: 100%; height: auto; }
+"""
+
+
+def sample_boards(records: Iterable[dict[str, Any]], kept: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Pass records through, keeping one verified board per solver (small boards, the first met)."""
+    seen: set[str] = set()
+    for record in records:
+        solver = str(record.get("solver"))
+        if (len(kept) < BOARDS_SHOWN and solver not in seen and record.get("verified") is True
+                and isinstance(record.get("queens"), list) and int(record["n"]) <= LARGEST_BOARD_SHOWN):  # fmt: skip
+            seen.add(solver)
+            kept.append({key: record.get(key) for key in ("solver", "n", "queens", "fixed", "blocked", "seed", "trial")})
+        yield record
+
+
+def render_html(
+    name: str,
+    headers: Sequence[Mapping[str, Any]],
+    groups: Mapping[GroupKey, Group],
+    notes: Sequence[str],
+    boards: Sequence[Mapping[str, Any]],
+    baseline: tuple[str, list[BaselineRow]] | None = None,
+) -> str:
+    rows = summary_rows(groups)
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>nqueens report: {escape(name)}</title>", f"<style>{STYLE}</style></head><body>",
+        f"<h1>nqueens report: {escape(name)}</h1>",
+        f"<p>{sum(row.runs for row in rows):,} runs of {len({row.solver for row in rows})} variants; every solved "
+        "board was verified by the host, again when this file was read.</p>",
+    ]  # fmt: skip
+    parts += [f'<p class="note">{escape(note)}</p>' for note in notes]
+    parts.append("<h2>Provenance</h2>")
+    parts += [provenance(header) for header in headers]
+    parts.append("<h2>Summary</h2>")
+    parts.append(summary_table(rows))
+    if baseline is not None:
+        parts.append(f"<h2>Against {escape(baseline[0])}</h2>")
+        parts.append(baseline_table(baseline[0], baseline[1]))
+    parts.append("<h2>Run-time distributions, ERT and success</h2>")
+    try:
+        from nqueens_plugins.views.plot import svg_figure
+
+        parts.append(f'<div class="figure">{svg_figure(groups)}</div>')
+    except Exception as exc:  # noqa: BLE001 - the page is still worth having without its figure
+        parts.append(f'<p class="note">no figure: {escape(str(exc))}</p>')
+    if boards:
+        parts.append("<h2>Some verified boards</h2><div class=\"boards\">")
+        for board in boards:
+            fixed = {int(column): int(row) for column, row in (board.get("fixed") or {}).items()}
+            blocked = [tuple(square) for square in board.get("blocked") or []]
+            caption = f"{board['solver']}, n = {board['n']}, seed {board['seed']}, trial {board['trial']}"
+            svg = board_svg(board["queens"], int(board["n"]), fixed, blocked, size=200, title=caption)
+            parts.append(f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>")
+        parts.append("</div>")
+    parts.append(DEFINITIONS)
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def provenance(header: Mapping[str, Any]) -> str:
+    fields = [("created", header.get("created")), ("command", header.get("command")),
+              ("python", f"{header.get('implementation', '')} {header.get('python', '')}"),
+              ("platform", header.get("platform")), ("cpu", f"{header.get('cpu')} x {header.get('cpu_count')}"),
+              ("packages", ", ".join(f"{k} {v}" for k, v in (header.get("packages") or {}).items())),
+              ("grid", json.dumps(header.get("grid"), sort_keys=True) if header.get("grid") else None)]  # fmt: skip
+    items = "".join(f"<dt>{escape(label)}</dt><dd>{escape(str(value))}</dd>" for label, value in fields if value)
+    return f'<dl class="provenance">{items}</dl>'
+
+
+def summary_table(rows: Sequence[SummaryRow]) -> str:
+    columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
+    text = {"solver", "instance", "version", "other outcomes"}
+    head = "".join(f'<th class="{"text" if title in text else ""}">{escape(title)}</th>' for title, _ in columns)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="{"text" if title in text else ""}">{escape(cell(row))}</td>' for title, cell in columns)
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
+    with_instances = any(row.instance for row in rows)
+    head = "".join(f"<th>{escape(title)}</th>" for title in baseline_headers(baseline, with_instances))
+    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in baseline_cells(row, with_instances)) + "</tr>"
+                   for row in rows)  # fmt: skip
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+DEFINITIONS = """<h2>Definitions</h2><dl class="definitions">
+<dt>solved (95% CI)</dt><dd>runs whose answer the verifier accepted, with the 95 % Wilson score interval.</dd>
+<dt>median, quartiles</dt><dd>of time-to-solve (seconds of the solver call), each unsolved run counted as
+infinitely long: a quantile that falls on an unsolved run shows as "&gt; limit" (the run-time distribution of
+Hoos and St&uuml;tzle).</dd>
+<dt>ERT</dt><dd>expected running time: the seconds (or iterations) of all runs, solved or not, divided by the
+number of solved runs; infinite when none solved (Auger and Hansen 2005; COCO, IOHanalyzer).</dd>
+<dt>PAR-10</dt><dd>penalised average runtime: the mean seconds with each unsolved run counted as ten times the
+time limit (the SAT competitions); shown only for runs with a limit.</dd>
+<dt>against a baseline</dt><dd>the ratio of ERTs with a bootstrap 95 % interval (runs resampled within each
+variant) and a two-sided Mann-Whitney U test on time-to-solve, unsolved runs tied above every solved one at
+the smaller of the two limits.</dd></dl>"""

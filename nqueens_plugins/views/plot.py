@@ -1,0 +1,213 @@
+"""Views layer, parent side: ``nqueens plot`` and the report's figures (run-time distributions, ERT, success).
+
+* the empirical run-time distribution (ECDF) of each variant, one panel per board
+  size: the fraction of all runs solved within t seconds (Hoos and Stützle's
+  run-length distributions; unsolved runs keep the curve below 1);
+* ERT against n on log axes, with bootstrap 95 % intervals;
+* success against n, with 95 % Wilson intervals;
+* for instance files, instances take the place of sizes: ERT and the fraction of
+  runs that answered, per instance; and when the instances form a family (one
+  parameter varies: the prefix d of Excluded Diagonals files, the number of
+  blocked squares or of fixed queens), the fraction answered and the ERT pooled
+  over the instances of each value, against that parameter.
+
+matplotlib is an optional extra (``pip install 'nqueens-plugins[plot]'``); it is
+imported here only, with the non-interactive Agg backend, so nothing else pays
+for it. The format follows the output's extension: PNG, SVG or PDF.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.results.summary import Group, GroupKey, natural_order, summary_rows
+from nqueens_plugins.results.statistics import ecdf, ert_interval
+
+FORMATS = (".png", ".svg", ".pdf")
+MAX_ECDF_PANELS = 4
+
+
+def pyplot() -> Any:
+    try:
+        import matplotlib
+    except ImportError:
+        raise BadInput("plots need matplotlib: pip install 'nqueens-plugins[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def plot_results(groups: Mapping[GroupKey, Group], output: Path) -> None:
+    """Write the figure for a results file to ``output`` (its extension picks the format)."""
+    if output.suffix.lower() not in FORMATS:
+        raise BadInput(f"plot output must end in {', '.join(FORMATS)}, not {output.name!r}")
+    plt = pyplot()
+    figure = build_figure(groups, plt)
+    try:
+        figure.savefig(output)
+    except OSError as exc:
+        raise BadInput(f"cannot write {str(output)!r}: {exc.strerror}") from None
+    finally:
+        plt.close(figure)
+
+
+def svg_figure(groups: Mapping[GroupKey, Group]) -> str:
+    """The same figure as an SVG document, for the HTML report."""
+    plt = pyplot()
+    figure = build_figure(groups, plt)
+    buffer = io.StringIO()
+    try:
+        figure.savefig(buffer, format="svg", metadata={"Date": None})  # the same file for the same runs
+    finally:
+        plt.close(figure)
+    text = buffer.getvalue()
+    return text[text.index("<svg") :]  # inline: no XML prolog or doctype
+
+
+def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
+    if not groups:
+        raise BadInput("the results file has no runs to plot")
+    if any(key[2] for key in groups):
+        families = {group.family for group in groups.values() if group.family is not None}
+        if len({name for name, _ in families}) == 1 and len(families) > 1:
+            return family_figure(groups, plt)
+        return instance_figure(groups, plt)
+    sizes = sorted({key[1] for key in groups})
+    shown = sizes if len(sizes) <= MAX_ECDF_PANELS else [sizes[round(i * (len(sizes) - 1) / (MAX_ECDF_PANELS - 1))]
+                                                         for i in range(MAX_ECDF_PANELS)]  # fmt: skip
+    figure = plt.figure(figsize=(12, 8.4), constrained_layout=True)
+    grid = figure.add_gridspec(2, len(shown))
+    ert_axis = figure.add_subplot(grid[0, : max(1, len(shown) // 2)])
+    success_axis = figure.add_subplot(grid[0, max(1, len(shown) // 2) :] if len(shown) > 1 else grid[0, 0])
+    labels = sorted({variant_label(key) for key in groups})
+    colours = {label: f"C{index % 10}" for index, label in enumerate(labels)}
+    rows = summary_rows(groups)
+    for label in labels:
+        points = sorted((row for row in rows if variant_label(row_key(row)) == label), key=lambda row: row.n)
+        sizes, erts, below, above = [], [], [], []
+        for row in points:
+            if row.ert_seconds is None:  # nothing solved: no ERT to draw
+                continue
+            interval = ert_interval(groups[row_key(row)].runs())
+            sizes.append(row.n)
+            erts.append(max(row.ert_seconds, 1e-6))
+            below.append(max(row.ert_seconds - interval[0], 0) if interval else 0)
+            above.append(interval[1] - row.ert_seconds if interval and math.isfinite(interval[1]) else 0)
+        if sizes:
+            ert_axis.errorbar(sizes, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label)
+        success_axis.plot([row.n for row in points], [100 * row.success_rate for row in points], marker="o",
+                          color=colours[label])  # fmt: skip
+        success_axis.fill_between([row.n for row in points], [100 * row.success_low for row in points],
+                                  [100 * row.success_high for row in points], alpha=0.08, color=colours[label])  # fmt: skip
+    ert_axis.set(xscale="log", yscale="log", xlabel="n", ylabel="ERT (seconds)",
+                 title="expected running time (bootstrap 95% interval)")  # fmt: skip
+    success_axis.set(xscale="log", xlabel="n", ylabel="solved and verified (%)", ylim=(-2, 102),
+                     title="success rate (95% Wilson interval)")  # fmt: skip
+    for column, n in enumerate(shown):
+        axis = figure.add_subplot(grid[1, column])
+        for key, group in sorted(groups.items(), key=lambda item: variant_label(item[0])):
+            if key[1] != n:
+                continue
+            times, fraction = ecdf(group.runs())
+            if len(times):
+                axis.step([times[0] / 2, *times], [0, *fraction], where="post", color=colours[variant_label(key)])
+        axis.set(xscale="log", xlabel="seconds", ylim=(-0.02, 1.02), title=f"run-time distribution, n = {n}")
+        if column == 0:
+            axis.set_ylabel("fraction of runs solved")
+        axis.grid(True, which="both", alpha=0.3)
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    for axis in (ert_axis, success_axis):
+        axis.grid(True, which="both", alpha=0.3)
+        if len(sizes) <= 12:
+            axis.set_xticks(sizes)  # the sizes run, not powers of ten
+        axis.xaxis.set_major_formatter(ScalarFormatter())
+        axis.xaxis.set_minor_formatter(NullFormatter())
+    ert_axis.legend(fontsize="small", loc="best")
+    return figure
+
+
+def variant_label(key: GroupKey) -> str:
+    solver, _, _, seed, version = key
+    extra = ", ".join(part for part in (f"seed {seed}" if seed is not None else "",
+                                        f"version {version}" if version is not None else "") if part)  # fmt: skip
+    return f"{solver} ({extra})" if extra else solver
+
+
+def row_key(row: Any) -> GroupKey:
+    return (row.solver, row.n, row.instance or "", row.seed, row.version)
+
+
+def short_label(instance: str) -> str:
+    """The file's own name (with @d), without its folders or archive."""
+    return instance.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+
+
+def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
+    """Instances take the place of sizes: one x position per instance, in natural order."""
+    rows = summary_rows(groups)
+    labels = sorted({row.instance or f"n={row.n}" for row in rows}, key=lambda label: natural_order(("", 0, label)))
+    position = {label: index for index, label in enumerate(labels)}
+    width = max(8.0, min(40.0, 0.35 * len(labels) + 4))
+    figure, (seconds_axis, success_axis) = plt.subplots(2, 1, figsize=(width, 8), constrained_layout=True, sharex=True)
+    by_solver: dict[str, list[Any]] = {}
+    for row in rows:
+        by_solver.setdefault(variant_label(row_key(row)), []).append(row)
+    for solver, points in sorted(by_solver.items()):
+        points.sort(key=lambda row: position[row.instance or f"n={row.n}"])
+        timed = [row for row in points if row.ert_seconds is not None]
+        seconds_axis.plot([position[row.instance or f"n={row.n}"] for row in timed],
+                          [max(row.ert_seconds, 1e-6) for row in timed], marker="o", linestyle="", label=solver)  # fmt: skip
+        decided = [100 * (row.solved + row.no_solution) / row.runs for row in points]
+        success_axis.plot([position[row.instance or f"n={row.n}"] for row in points], decided, marker="o", linestyle="",
+                          label=solver)  # fmt: skip
+    seconds_axis.set(yscale="log", ylabel="ERT (seconds)", title="expected running time, per instance")
+    success_axis.set(ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105),
+                     title="runs that gave an answer")  # fmt: skip
+    success_axis.set_xticks(range(len(labels)), [short_label(label) for label in labels], rotation=60, ha="right",
+                            fontsize="small")  # fmt: skip
+    for axis in (seconds_axis, success_axis):
+        axis.grid(True, alpha=0.3)
+    seconds_axis.legend(fontsize="small", loc="best")
+    return figure
+
+
+def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
+    """An instance family against its parameter: runs pooled over the instances of each value."""
+    import numpy as np
+
+    from nqueens_plugins.results.statistics import ert
+
+    name = next(group.family[0] for group in groups.values() if group.family is not None)
+    pooled: dict[str, dict[int, list[Group]]] = {}
+    for key, group in groups.items():
+        if group.family is not None:
+            pooled.setdefault(variant_label(key), {}).setdefault(group.family[1], []).append(group)
+    figure, (answered_axis, ert_axis) = plt.subplots(1, 2, figsize=(12, 4.8), constrained_layout=True)
+    for label, by_value in sorted(pooled.items()):
+        values = sorted(by_value)
+        answered, costs = [], []
+        for value in values:
+            members = by_value[value]
+            seconds = np.concatenate([np.asarray(group.seconds, dtype=float) for group in members])
+            done = np.concatenate([np.asarray(group.answered, dtype=bool) for group in members])
+            answered.append(100 * float(done.mean()))
+            costs.append(ert(seconds, done))
+        answered_axis.plot(values, answered, marker="o", label=label)
+        finite = [(v, c) for v, c in zip(values, costs) if np.isfinite(c)]
+        if finite:
+            ert_axis.plot([v for v, _ in finite], [max(c, 1e-6) for _, c in finite], marker="o", label=label)
+    answered_axis.set(xlabel=name, ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105),
+                      title="runs that gave an answer, over the family")  # fmt: skip
+    ert_axis.set(xlabel=name, yscale="log", ylabel="ERT to an answer (seconds)", title="expected running time, pooled per value")
+    for axis in (answered_axis, ert_axis):
+        axis.grid(True, which="both", alpha=0.3)
+    answered_axis.legend(fontsize="small", loc="best")
+    return figure
+

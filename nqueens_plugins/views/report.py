@@ -1,0 +1,322 @@
+"""Views layer, parent side: everything the user reads as text.
+
+Boards, one-run summaries, the plugin list, comparison and baseline tables,
+cross-check tables. It renders; it computes nothing
+(the rows come from ``summary.py`` and ``crosscheck.py``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from nqueens_plugins.results.summary import BaselineRow, SummaryRow
+
+if TYPE_CHECKING:  # types only: listing plugins need not import the execution service
+    from nqueens_plugins.results.crosscheck import Check, InstanceCheck
+    from nqueens_plugins.execution.judge import CountResult, Result
+    from nqueens_plugins.loading.registry import Registry
+
+QUEEN, FIXED_QUEEN, EMPTY, BLOCKED = "♛", "♕", "·", "▪"
+
+
+def render_board(
+    queens: Sequence[int] | np.ndarray | None,
+    fixed: Mapping[int, int] | None = None,
+    blocked: Iterable[tuple[int, int]] = (),
+    n: int | None = None,
+) -> str:
+    """Rows top to bottom, columns left to right; fixed queens drawn hollow, blocked squares as ▪."""
+    n = len(queens) if queens is not None else (n or 0)
+    grid = [[EMPTY] * n for _ in range(n)]
+    for column, row in blocked:
+        grid[row][column] = BLOCKED
+    for column, row in (fixed or {}).items():
+        grid[row][column] = FIXED_QUEEN
+    for column, row in enumerate(queens if queens is not None else ()):
+        if 0 <= int(row) < n:
+            grid[int(row)][column] = FIXED_QUEEN if fixed and column in fixed else QUEEN
+    return "\n".join(" ".join(line) for line in grid)
+
+
+def format_counters(counters: Mapping[str, Any]) -> str:
+    parts = []
+    for key, value in counters.items():
+        parts.append(f"{key} {value:,.4g}" if isinstance(value, float) else f"{key} {value:,}")
+    return " · ".join(parts)
+
+
+def result_summary(result: Result) -> str:
+    verdict = {True: "verified", False: "REJECTED by the verifier", None: "nothing to verify"}[result.verified]
+    board = f"{result.n}x{result.n}" if result.problem.is_plain else f"{result.problem.label} ({result.n}x{result.n})"
+    lines = [f"{result.solver} on {board}: {result.status}, {verdict} (seed {result.seed})"]
+    if result.reason:
+        lines.append(f"  {result.reason}")
+    figures = f"iterations {result.iterations:,} · moves {result.moves:,}"
+    if result.counters:
+        figures += " · " + format_counters(result.counters)
+    lines.append(f"{figures} · {result.seconds:.3f} s")
+    return "\n".join(lines)
+
+
+def count_summary(result: CountResult) -> str:
+    what = "classes under symmetry" if result.unique else "solutions"
+    shown = "?" if result.solutions is None else f"{result.solutions:,}"
+    status = "" if result.status == "solved" else f" ({result.status}: a lower bound)"
+    if result.status == "invalid":
+        check = f"WRONG: {result.reason}"
+    elif result.verified and result.problem.is_plain:
+        check = "matches OEIS " + ("A002562" if result.unique else "A000170")
+    elif result.verified:
+        check = "confirmed: the instance is impossible on its face"
+    else:
+        check = result.reason or "not checked"
+    board = f"n = {result.n}" if result.problem.is_plain else f"{result.problem.label} (n = {result.n})"
+    lines = [f"{result.solver} counted {shown} {what} for {board}{status}; {check}"]
+    figures = f"iterations {result.iterations:,}"
+    if result.counters:
+        figures += " · " + format_counters(result.counters)
+    lines.append(f"{figures} · {result.seconds:.3f} s")
+    return "\n".join(lines)
+
+
+# --- plugins -------------------------------------------------------------------
+
+
+def registry_to_dict(registry: Registry) -> dict[str, Any]:
+    solvers = []
+    for registration in registry:
+        solver, source = registration.solver, registration.source
+        solvers.append(
+            {
+                "name": solver.name,
+                "summary": solver.summary,
+                "complete": solver.complete,
+                "counts": solver.counts({o.name: o.default for o in solver.options}),
+                "counts_unique": solver.counts_unique,
+                "supports_fixed": solver.supports_fixed,
+                "supports_blocked": bool(getattr(solver, "supports_blocked", False)),
+                "max_n": solver.max_n,
+                "engine": safe_engine(solver),
+                "plugin": source.plugin,
+                "distribution": source.distribution,
+                "version": source.version,
+                "options": [
+                    {"name": o.name, "type": o.describe_type(), "default": o.default, "help": o.help}
+                    for o in solver.options
+                ],
+            }
+        )
+    errors = [
+        {"plugin": e.source.plugin, "distribution": e.source.distribution, "version": e.source.version, "error": e.message}
+        for e in registry.load_errors
+    ]
+    return {"solvers": solvers, "load_errors": errors, "blocked": list(registry.blocked)}
+
+
+def safe_engine(solver: Any) -> str | None:
+    """The solver's ``engine`` with its default options; a plugin's failure there is not the listing's."""
+    try:
+        engine = solver.engine({o.name: o.default for o in solver.options})
+    except Exception:  # noqa: BLE001 - plugin code
+        return None
+    return engine if isinstance(engine, str) else None
+
+
+def plugins_table(registry: Registry) -> Table:
+    table = Table(title="nqueens solvers", title_justify="left", box=box.SIMPLE_HEAD, show_lines=False)
+    table.add_column("solver", ratio=3, overflow="fold")
+    table.add_column("complete", no_wrap=True)
+    table.add_column("runs on", ratio=1, overflow="fold")
+    table.add_column("options (defaults)", ratio=2, overflow="fold")
+    table.add_column("from", ratio=1, overflow="fold")
+    for registration in registry:
+        solver, source = registration.solver, registration.source
+        origin = f"{source.distribution} {source.version}" if source.distribution else source.plugin
+        options = ", ".join(f"{o.name}={format_default(o.default)}" for o in solver.options) or "-"
+        complete = "yes" if solver.complete else "no"
+        name = Text(solver.name, style="bold") + Text("\n" + solver.summary, style="dim")
+        table.add_row(name, complete, Text(safe_engine(solver) or "-"), Text(options), Text(origin))
+    return table
+
+
+def format_default(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "none" if value is None else str(value)
+
+
+# --- comparison summaries ------------------------------------------------------
+
+
+def baseline_headers(baseline: str, with_instances: bool) -> list[str]:
+    instance = ["instance"] if with_instances else []
+    return ["solver", "n", *instance, "runs", f"ERT / ERT of {baseline} (95% CI)", "p (Mann-Whitney)", "verdict"]
+
+
+def baseline_cells(row: BaselineRow, with_instances: bool) -> list[str]:
+    """One row of the comparison with a baseline, as text (the table, markdown and the HTML report)."""
+    ratio = "-" if row.ert_ratio is None else f"{row.ert_ratio:.2f}"  # "-": one of the two never solved
+    if row.ert_ratio is not None and row.ratio_low is not None and row.ratio_high is not None:
+        ratio += f" ({row.ratio_low:.2f}-{row.ratio_high:.2f})"
+    instance = [row.instance or "-"] if with_instances else []
+    return [row.solver, str(row.n), *instance, f"{row.runs} vs {row.baseline_runs}", ratio,
+            "-" if row.p_value is None else f"{row.p_value:.3g}", row.verdict]  # fmt: skip
+
+
+def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
+    if fmt == "json":
+        return json.dumps({"baseline": baseline, "rows": [asdict(row) for row in rows]}, indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["baseline", *BaselineRow.__dataclass_fields__])
+        for row in rows:
+            writer.writerow([baseline, *(getattr(row, name) for name in BaselineRow.__dataclass_fields__)])
+        return buffer.getvalue().rstrip("\n")
+
+    with_instances = any(row.instance for row in rows)
+    headers = baseline_headers(baseline, with_instances)
+    lines = [baseline_cells(row, with_instances) for row in rows]
+    if fmt == "markdown":
+        text = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        return "\n".join(text + ["| " + " | ".join(cells) + " |" for cells in lines])
+    table = Table(title=f"against {baseline}", title_justify="left", box=box.SIMPLE_HEAD)
+    for header in headers:
+        table.add_column(header, justify="left" if header in ("solver", "instance", "verdict") else "right", overflow="fold")
+    for cells in lines:
+        table.add_row(*(Text(cell) for cell in cells))
+    return table
+
+
+def seconds_cell(value: float | None, limit: float | None) -> str:
+    """A time, or what a censored one is known to be: more than the limit."""
+    if value is not None:
+        return f"{value:.4f}"
+    return f"> {limit:g}" if limit is not None else "unsolved"
+
+
+def number(value: float | None, missing: str = "-") -> str:
+    if value is None:
+        return missing
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.1f}"
+
+
+def success_cell(row: SummaryRow) -> str:
+    return f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
+
+
+def quartiles_cell(row: SummaryRow) -> str:
+    return f"{seconds_cell(row.q25_seconds, row.time_limit)} - {seconds_cell(row.q75_seconds, row.time_limit)}"
+
+
+def other_outcomes(row: SummaryRow) -> str:
+    found = [
+        f"{count} {label}" for label, count in (
+            ("no-solution", row.no_solution), ("gave-up", row.gave_up), ("timed-out", row.timed_out),
+            ("error", row.error), ("invalid", row.invalid),
+        ) if count
+    ]  # fmt: skip
+    return ", ".join(found) or "-"
+
+
+# (header, cell) for the table and markdown; csv and json carry every field of SummaryRow
+
+
+SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
+    ("n", lambda row: str(row.n)),
+    ("runs", lambda row: str(row.runs)),
+    ("solved (95% CI)", success_cell),
+    ("median s", lambda row: seconds_cell(row.median_seconds, row.time_limit)),
+    ("quartiles s", quartiles_cell),
+    ("ERT s", lambda row: "inf" if row.ert_seconds is None else f"{row.ert_seconds:.4f}"),
+    ("ERT iterations", lambda row: number(row.ert_iterations, "inf")),
+    ("PAR-10 s", lambda row: "-" if row.par10_seconds is None else f"{row.par10_seconds:.4f}"),
+    ("moves", lambda row: number(row.mean_moves)),
+    ("other outcomes", other_outcomes),
+)
+
+
+def row_label_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[SummaryRow], str]]]:
+    """solver, and the instance, seed and version columns only where the rows differ in them."""
+    columns: list[tuple[str, Callable[[SummaryRow], str]]] = [("solver", lambda row: row.solver)]
+    if any(row.instance for row in rows):
+        columns.append(("instance", lambda row: row.instance or "-"))
+    if any(row.seed is not None for row in rows):
+        columns.append(("seed", lambda row: str(row.seed)))
+    if any(row.version is not None for row in rows):
+        columns.append(("version", lambda row: str(row.version)))
+    return columns
+
+
+def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
+    """A rich Table for ``table``; a string for ``markdown``, ``csv`` and ``json``."""
+    if fmt == "json":
+        return json.dumps([asdict(row) for row in rows], indent=2)
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow([field for field in SummaryRow.__dataclass_fields__])
+        for row in rows:
+            writer.writerow([getattr(row, field) for field in SummaryRow.__dataclass_fields__])
+        return buffer.getvalue().rstrip("\n")
+    columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(title for title, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+        lines += ["| " + " | ".join(cell(row) for _, cell in columns) + " |" for row in rows]
+        return "\n".join(lines)
+    table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
+    for title, _ in columns:
+        left = title in ("solver", "instance", "version", "other outcomes")
+        table.add_column(title, justify="left" if left else "right", overflow="fold", no_wrap=not left)
+    for row in rows:
+        table.add_row(*(Text(cell(row)) for _, cell in columns))
+    return table
+
+
+def crosscheck_table(checks: Sequence[Check]) -> Table:
+    table = Table(title="cross-check", title_justify="left")
+    for header in ("n", "solver", "task", "answer", "expected", "agrees"):
+        table.add_column(header, overflow="fold")
+    for check in checks:
+        table.add_row(
+            str(check.n), Text(check.solver), check.task, check.answer, check.expected,
+            Text("yes", style="green") if check.agrees else Text("NO", style="bold red"),
+        )  # fmt: skip
+    return table
+
+
+def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
+    """Counts of each verdict, agreement with the published answers, then the instances that need a look."""
+    verdicts = Counter(check.verdict for check in checks)
+    lines = [f"cross-check of {len(checks):,} instances: " + ", ".join(f"{count:,} {verdict}" for verdict, count in sorted(verdicts.items()))]
+    if with_published:
+        known = [c for c in checks if c.published is not None]
+        decided = [c for c in known if c.verdict != "undecided"]
+        agreeing = [c for c in decided if c.agrees]
+        satisfiable = sum(1 for c in known if c.published)
+        lines.append(
+            f"published answers: {len(known):,} of these instances ({satisfiable:,} satisfiable, "
+            f"{len(known) - satisfiable:,} not); decided here {len(decided):,}; agreeing {len(agreeing):,}"
+            + (f" ({100 * len(agreeing) / len(decided):.1f} %)" if decided else "")
+        )
+        missing = len(checks) - len(known)
+        if missing:
+            lines.append(f"no published answer for {missing:,} instances")
+    worth_a_look = [c for c in checks if not c.agrees or c.verdict in ("unsatisfiable (unconfirmed)", "undecided")]
+    for check in worth_a_look[:listed]:
+        published = "" if check.published is None else f"; published: {'satisfiable' if check.published else 'unsatisfiable'}"
+        lines.append(f"  {check.instance}: {check.verdict} ({check.detail}{published})")
+    if len(worth_a_look) > listed:
+        lines.append(f"  ... and {len(worth_a_look) - listed:,} more (--json lists every instance)")
+    return "\n".join(lines)

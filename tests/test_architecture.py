@@ -1,0 +1,96 @@
+"""The layers of docs/architecture.md as a contract: imports run one way, every file says where it runs."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "nqueens_plugins"
+PYPROJECT = PACKAGE.parent / "pyproject.toml"
+
+# What a module's first docstring line starts with, by where the module lives.
+LAYER_OF_FOLDER = {
+    "core": "Core layer",
+    "formats": "Formats layer",
+    "execution": "Execution layer",
+    "loading": "Loading layer",
+    "results": "Results layer",
+    "views": "Views layer",
+    "builtin": "Built-in plugin",
+    "engines": "Built-in engine",
+}
+TOP_LEVEL = {"api.py": "API layer", "testing.py": "API layer", "cli.py": "CLI layer", "__main__.py": "CLI layer"}
+PROCESSES = ("any process", "parent side", "worker side", "both sides", "on a Dask worker")
+FIRST_LINE = re.compile(r"^(?P<layer>[A-Z][\w-]* (?:layer|plugin|engine))(?: \([^)]*\))?, (?P<process>[^:]+):")
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if p.name != "__init__.py")
+
+
+def expected_layer(path: Path) -> str:
+    relative = path.relative_to(PACKAGE)
+    if len(relative.parts) == 1:
+        return TOP_LEVEL[relative.name]
+    return LAYER_OF_FOLDER[relative.parts[-2]]
+
+
+def lint_imports(config: Path, search_path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """import-linter run in a child, finding the package in ``search_path`` (a copy) if given."""
+    program = (
+        "import sys; from importlinter import cli;"
+        "sys.exit(cli.lint_imports(config_filename=sys.argv[1], no_cache=True, no_logo=True))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", program, str(config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=search_path or PACKAGE.parent,  # ``-c`` puts the working directory first on the path
+        env={**os.environ, "PYTHONPATH": str(search_path or PACKAGE.parent)},
+    )
+
+
+def test_the_import_contracts_in_pyproject_are_kept() -> None:
+    done = lint_imports(PYPROJECT)
+    assert "Layers run one way KEPT" in done.stdout
+    assert done.returncode == 0, done.stdout[done.stdout.find("Contracts") :] + done.stderr
+
+
+def test_the_layer_contract_would_catch_an_upward_import(tmp_path: Path) -> None:
+    """A contract that can never fail proves nothing: here one is broken on purpose, in a copy."""
+    for path in PACKAGE.rglob("*.py"):
+        target = tmp_path / "nqueens_plugins" / path.relative_to(PACKAGE)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text())
+    verify = tmp_path / "nqueens_plugins" / "core" / "verify.py"
+    verify.write_text(verify.read_text() + "\nfrom nqueens_plugins.views import report  # noqa: E402, F401\n")
+    config = tmp_path / "pyproject.toml"
+    config.write_text(PYPROJECT.read_text())
+    done = lint_imports(config, search_path=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Layers run one way BROKEN" in done.stdout
+    assert "nqueens_plugins.core.verify -> nqueens_plugins.views.report" in done.stdout
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_a_file_says_its_layer_and_process_in_its_first_line(path: Path) -> None:
+    docstring = ast.get_docstring(ast.parse(path.read_text())) or ""
+    first = docstring.splitlines()[0] if docstring else ""
+    match = FIRST_LINE.match(first)
+    assert match, f"first line should read '<Layer> layer, <process>: ...', not {first!r}"
+    assert match["layer"] == expected_layer(path), textwrap.shorten(first, 100)
+    assert match["process"].startswith(PROCESSES), f"process {match['process']!r} is not one of {PROCESSES}"
+
+
+@pytest.mark.parametrize("folder", sorted({p.parent for p in PACKAGE.rglob("*.py") if p.parent != PACKAGE}))
+def test_every_subpackage_says_what_it_holds(folder: Path) -> None:
+    docstring = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    assert len(docstring.split()) > 10, f"{folder.name}/__init__.py should say what the layer holds"
