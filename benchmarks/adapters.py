@@ -15,7 +15,6 @@ import sys
 
 from common import finish, header, report, solve, timed
 
-
 REPEATS = 7
 
 
@@ -57,8 +56,13 @@ def overhead(label: str, raw, adapter, limit: float) -> None:  # type: ignore[no
         adapter_times.append(timed(adapter)[0])
     raw_median, adapter_median = statistics.median(raw_times), statistics.median(adapter_times)
     ratio = adapter_median / raw_median - 1
-    report(f"{label} overhead", 100 * ratio, 100 * limit, unit="%",
-           note=f"raw {raw_median * 1000:.1f} ms, adapter {adapter_median * 1000:.1f} ms")  # fmt: skip
+    report(
+        f"{label} overhead",
+        100 * ratio,
+        100 * limit,
+        unit="%",
+        note=f"raw {raw_median * 1000:.1f} ms, adapter {adapter_median * 1000:.1f} ms",
+    )
 
 
 def main() -> None:
@@ -66,7 +70,12 @@ def main() -> None:
     for n in (50, 100):
         overhead(f"ortools-cpsat n={n}", lambda: raw_cpsat(n), lambda: solve("ortools-cpsat", n, timeout=60), 0.05)
     for n in (32, 64):
-        overhead(f"python-constraint n={n}", lambda: raw_constraint(n), lambda: solve("python-constraint", n, timeout=60), 0.10)
+        overhead(
+            f"python-constraint n={n}",
+            lambda: raw_constraint(n),
+            lambda: solve("python-constraint", n, timeout=60),
+            0.10,
+        )
 
     header("python-constraint adapter default")
     seconds, result = timed(lambda: solve("python-constraint", 64, timeout=10))
@@ -79,8 +88,13 @@ def main() -> None:
     report("ortools-cpsat (sample model) n=200", sample, None, note=result.status)
     fast, result = timed(lambda: solve("ortools-cpsat[model=boolean]", 200, timeout=60))
     report("ortools-cpsat[model=boolean] n=200", fast, None, note=result.status)
-    report("speed-up of model=boolean at n=200 (target >= 2x)", sample / fast, None, unit="x",
-           note="ok" if sample / fast >= 2 else "MISSED")  # fmt: skip
+    report(
+        "speed-up of model=boolean at n=200 (target >= 2x)",
+        sample / fast,
+        None,
+        unit="x",
+        note="ok" if sample / fast >= 2 else "MISSED",
+    )
     strategy, result = timed(lambda: solve("ortools-cpsat[strategy=mindomain-median]", 200, timeout=60))
     report("ortools-cpsat[strategy=mindomain-median] n=200", strategy, None, note=result.status)
     if "--skip-slow" not in sys.argv:

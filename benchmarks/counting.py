@@ -66,8 +66,12 @@ def main() -> None:
     assert value == known_count(14)
     report("reference: textbook pure-Python bit-mask count n=14", reference, None)
     seconds, result = timed(lambda: count("bitboard[kernel=python]", 14))
-    report("bitboard[kernel=python] n=14 (both cores)", seconds, None,
-           note=f"{result.solutions:,} verified={result.verified}; {reference / seconds:.1f}x the reference")  # fmt: skip
+    report(
+        "bitboard[kernel=python] n=14 (both cores)",
+        seconds,
+        None,
+        note=f"{result.solutions:,} verified={result.verified}; {reference / seconds:.1f}x the reference",
+    )
 
     header("compiled, both cores: all solutions (A000170)")
     count("bitboard[kernel=numba]", 12)  # load the kernels once, outside the timings

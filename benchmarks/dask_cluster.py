@@ -17,11 +17,11 @@ from pathlib import Path
 
 from common import finish, header, report, timed
 
-from nqueens_plugins.loading import host
-from nqueens_plugins.results.grid import Grid, stream
 from nqueens_plugins.execution.service import LocalExecutor
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.loading import host
+from nqueens_plugins.results.grid import Grid, stream
 
 
 def peak_mib() -> float:
@@ -62,8 +62,13 @@ def main() -> None:
             big = Grid(variants, [8], trials=10_000, seed=2, timeout=10)
             seconds, runs = timed(lambda: drain(big, dask, Path(folder) / "big.jsonl"))
             report(f"{runs:,} runs recorded", seconds, None)
-            report("client peak memory growth over the 1 000-run grid's", peak_mib() - before, 20, "MiB",
-                   note=f"peak {peak_mib():.0f} MiB")  # fmt: skip
+            report(
+                "client peak memory growth over the 1 000-run grid's",
+                peak_mib() - before,
+                20,
+                "MiB",
+                note=f"peak {peak_mib():.0f} MiB",
+            )
 
             if not arguments.skip_count:
                 header("count n = 17 (bitboard, numba, both cores)")
@@ -73,7 +78,9 @@ def main() -> None:
                 local_count, local_result = timed(lambda: local.run(task))
                 dask_count, dask_result = timed(lambda: dask.run(task))
                 assert local_result.verified and dask_result.verified
-                report("local count n = 17 (reference)", local_count, None, note=f"{local_result.solutions:,} solutions")
+                report(
+                    "local count n = 17 (reference)", local_count, None, note=f"{local_result.solutions:,} solutions"
+                )
                 report("Dask count n = 17", dask_count, None)
                 report("Dask / local", dask_count / local_count, 1.2, "x")
     finally:

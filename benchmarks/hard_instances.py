@@ -28,9 +28,9 @@ from collections import defaultdict
 
 from common import CSPLIB, DIAGONALS, finish, header, report, shiftqueens_results
 
+from nqueens_plugins.execution.inprocess import run
 from nqueens_plugins.formats import instances
 from nqueens_plugins.loading import host
-from nqueens_plugins.execution.inprocess import run
 
 ASP = CSPLIB / "asp-blocked-queens"
 
@@ -68,17 +68,28 @@ def asp(limit: int | None) -> None:
     lingeling_hardest = max(answers[p.name][1] for p in paths)
     for n, seconds in sorted(by_size.items()):
         report(f"n = {n}: {len(seconds)} instances, total", sum(seconds), None, note=f"hardest {max(seconds):.2f} s")
-    report(f"instances agreeing with lingeling ({agree}/{len(paths)})", 100 * agree / len(paths), None, "%",
-           note=f"{satisfiable} satisfiable, {len(paths) - satisfiable} not; boards verified: {verified}/{satisfiable}")
-    report(f"all {len(paths)} decided, total", total, 700 if limit is None else None,
-           note=f"lingeling (published): {lingeling_total:,.0f} s")
+    report(
+        f"instances agreeing with lingeling ({agree}/{len(paths)})",
+        100 * agree / len(paths),
+        None,
+        "%",
+        note=f"{satisfiable} satisfiable, {len(paths) - satisfiable} not; boards verified: {verified}/{satisfiable}",
+    )
+    report(
+        f"all {len(paths)} decided, total",
+        total,
+        700 if limit is None else None,
+        note=f"lingeling (published): {lingeling_total:,.0f} s",
+    )
     report(f"hardest instance ({hardest_name})", hardest, 60, note=f"lingeling's hardest: {lingeling_hardest:.0f} s")
     if agree != len(paths):
         report("disagreements with the published answers", len(paths) - agree, 0, "")
 
 
 def excluded_diagonals(files_per_n: int) -> None:
-    header(f"Excluded Diagonals, n = 10..21, {files_per_n} lists each, every published d (bitset-mrv against shiftqueens)")
+    header(
+        f"Excluded Diagonals, n = 10..21, {files_per_n} lists each, every published d (bitset-mrv against shiftqueens)"
+    )
     answers = shiftqueens_results()
     variant = host.registry().variant("bitset-mrv")
     run(variant, instances.load_one(str(ASP / "blockedqueens.28.1449787894.param")))  # warm-up: load the kernel
@@ -100,7 +111,13 @@ def excluded_diagonals(files_per_n: int) -> None:
     report("pairs checked", pairs, None, "")
     if pairs < 5000 or agree != pairs:
         report("pairs short of 5,000 or disagreeing", max(5000 - pairs, pairs - agree), 0, "")
-    report("median milliseconds per instance", 1000 * statistics.median(seconds), 50, "ms", note=f"slowest {max(seconds):.3f} s")
+    report(
+        "median milliseconds per instance",
+        1000 * statistics.median(seconds),
+        50,
+        "ms",
+        note=f"slowest {max(seconds):.3f} s",
+    )
 
 
 def bitboard_masks() -> None:

@@ -41,7 +41,9 @@ def nqueens_register_solvers(register):
 
 
 def nqueens(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "nqueens_plugins", *args], capture_output=True, text=True, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "nqueens_plugins", *args], capture_output=True, text=True, env=env, check=False
+    )
 
 
 def install_fake_plugin(site: Path) -> dict[str, str]:
@@ -57,27 +59,84 @@ def main() -> None:
     header("the harness, end to end")
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "runs.jsonl"
-        seconds, done = timed(lambda: nqueens("compare", "-s", "min-conflicts", "-n", "8", "--trials", "1000",
-                                              "--jobs", "2", "--out", str(out), "--format", "json"))  # fmt: skip
+        seconds, done = timed(
+            lambda: nqueens(
+                "compare",
+                "-s",
+                "min-conflicts",
+                "-n",
+                "8",
+                "--trials",
+                "1000",
+                "--jobs",
+                "2",
+                "--out",
+                str(out),
+                "--format",
+                "json",
+            )
+        )
         assert done.returncode == 0, done.stderr
         summary = json.loads(done.stdout)[0]
-        report("1000 runs of min-conflicts n=8, --jobs 2, recorded", seconds, 2.0,
-               note=f"{summary['solved']}/{summary['runs']} solved and verified")  # fmt: skip
+        report(
+            "1000 runs of min-conflicts n=8, --jobs 2, recorded",
+            seconds,
+            2.0,
+            note=f"{summary['solved']}/{summary['runs']} solved and verified",
+        )
         out = Path(folder) / "cpsat.jsonl"
-        done = nqueens("compare", "-s", "ortools-cpsat", "-n", "8", "--trials", "20", "--jobs", "2",
-                       "--out", str(out), "--format", "json")  # fmt: skip
+        done = nqueens(
+            "compare",
+            "-s",
+            "ortools-cpsat",
+            "-n",
+            "8",
+            "--trials",
+            "20",
+            "--jobs",
+            "2",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+        )
         assert done.returncode == 0, done.stderr
-        seconds_each = sorted(json.loads(line)["seconds"] for line in out.read_text().splitlines() if '"type":"run"' in line)
+        seconds_each = sorted(
+            json.loads(line)["seconds"] for line in out.read_text().splitlines() if '"type":"run"' in line
+        )
         median, p90 = statistics.median(seconds_each), seconds_each[int(0.9 * len(seconds_each)) - 1]
-        report("ortools-cpsat n=8, 20 trials: p90 / median of recorded seconds", p90 / median, 3.0, "x",
-               note=f"median {1000 * median:.1f} ms, p90 {1000 * p90:.1f} ms, first {1000 * json.loads(out.read_text().splitlines()[1])['seconds']:.1f} ms")
+        report(
+            "ortools-cpsat n=8, 20 trials: p90 / median of recorded seconds",
+            p90 / median,
+            3.0,
+            "x",
+            note=f"median {1000 * median:.1f} ms, p90 {1000 * p90:.1f} ms, first {1000 * json.loads(out.read_text().splitlines()[1])['seconds']:.1f} ms",
+        )
         env = install_fake_plugin(Path(folder) / "site")
         out = Path(folder) / "never.jsonl"
-        done = nqueens("compare", "-s", "never-returns", "-n", "8", "--timeout", "1", "--jobs", "1",
-                       "--out", str(out), "--format", "json", env=env)  # fmt: skip
+        done = nqueens(
+            "compare",
+            "-s",
+            "never-returns",
+            "-n",
+            "8",
+            "--timeout",
+            "1",
+            "--jobs",
+            "1",
+            "--out",
+            str(out),
+            "--format",
+            "json",
+            env=env,
+        )
         (record,) = [json.loads(line) for line in out.read_text().splitlines() if '"type":"run"' in line]
-        report("a plugin that never returns, --timeout 1: recorded after", record["seconds"], 2.0,
-               note=f"status {record['status']}")  # fmt: skip
+        report(
+            "a plugin that never returns, --timeout 1: recorded after",
+            record["seconds"],
+            2.0,
+            note=f"status {record['status']}",
+        )
 
     header("listing plugins")
     nqueens("plugins")  # warm the file system cache

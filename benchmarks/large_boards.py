@@ -47,10 +47,12 @@ print(seconds, peak, before)
 def solve_apart(n: int, solver: str = "swap-search") -> tuple[float, float, float]:
     """(seconds to solve and verify, peak bytes per queen, and the same above what the process held
     before the board: its imports) of ``solver`` on n queens in a fresh process."""
-    output = subprocess.run([sys.executable, "-c", PEAK_MEMORY_PROGRAM, str(n), solver], capture_output=True, text=True,
-                            check=True).stdout.split()  # fmt: skip
+    output = subprocess.run(
+        [sys.executable, "-c", PEAK_MEMORY_PROGRAM, str(n), solver], capture_output=True, text=True, check=True
+    ).stdout.split()
     peak, before = int(output[1]) * 1024, int(output[2]) * 1024
     return float(output[0]), peak / n, (peak - before) / n
+
 
 COMPILE_PROGRAM = """
 import time
@@ -68,7 +70,9 @@ print(time.perf_counter() - start)
 
 def main() -> None:
     header("kernel compilation (numba, cached on disk after the first run)")
-    seconds = float(subprocess.run([sys.executable, "-c", COMPILE_PROGRAM], capture_output=True, text=True, check=True).stdout)
+    seconds = float(
+        subprocess.run([sys.executable, "-c", COMPILE_PROGRAM], capture_output=True, text=True, check=True).stdout
+    )
     report("swap-search kernel: load or compile in a fresh process", seconds, None)
 
     header("swap-search against references at n = 10^6 (all verified)")
@@ -76,9 +80,19 @@ def main() -> None:
     seconds, result = timed(lambda: solve("swap-search", 10**6))
     report("swap-search n=1,000,000", seconds, 2.0, note=f"{result.status}, verified={result.verified}")
     reference, result = timed(lambda: solve("swap-search[kernel=python]", 10**6))
-    report("reference: swap-search[kernel=python] n=1,000,000", reference, None, note=f"{result.status}; {reference / seconds:.1f}x slower")
+    report(
+        "reference: swap-search[kernel=python] n=1,000,000",
+        reference,
+        None,
+        note=f"{result.status}; {reference / seconds:.1f}x slower",
+    )
     reference, result = timed(lambda: solve("min-conflicts[init=greedy]", 10**6, timeout=60))
-    report("reference: min-conflicts[init=greedy] n=1,000,000", reference, None, note=f"{result.status}; {reference / seconds:.1f}x slower")
+    report(
+        "reference: min-conflicts[init=greedy] n=1,000,000",
+        reference,
+        None,
+        note=f"{result.status}; {reference / seconds:.1f}x slower",
+    )
 
     header("ten million queens and more (each in a fresh process: time and peak memory)")
     for n, flag, limit in ((10**7, "--skip-10-7", 3.0), (10**8, "--skip-10-8", 40.0), (10**9, None, 900.0)):
@@ -86,15 +100,23 @@ def main() -> None:
             continue
         seconds, per_queen, above_imports = solve_apart(n)
         report(f"swap-search n={n:,} solved and verified", seconds, limit)
-        report(f"peak resident bytes per queen, n={n:,}, imports included", per_queen, 16.0 if n >= 10**8 else None,
-               unit="B")  # fmt: skip
+        report(
+            f"peak resident bytes per queen, n={n:,}, imports included",
+            per_queen,
+            16.0 if n >= 10**8 else None,
+            unit="B",
+        )
         report(f"peak resident bytes per queen, n={n:,}, above the imports", above_imports, 16.0, unit="B")
     if "--skip-10-7" not in sys.argv:
         header("min-conflicts[init=greedy] at ten million queens (fresh process)")
         seconds, per_queen, above_imports = solve_apart(10**7, "min-conflicts[init=greedy]")
         report("min-conflicts[init=greedy] n=10,000,000 solved and verified", seconds, None)
-        report("peak resident bytes per queen above the imports (before issue 11: 124 at 10^6)", above_imports, 16.0,
-               unit="B")  # fmt: skip
+        report(
+            "peak resident bytes per queen above the imports (before issue 11: 124 at 10^6)",
+            above_imports,
+            16.0,
+            unit="B",
+        )
     seconds, board = timed(lambda: construct(10**7))
     check_seconds, error = timed(lambda: board_error(10**7, board))
     assert error is None

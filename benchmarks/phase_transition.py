@@ -21,10 +21,9 @@ from pathlib import Path
 
 from common import DIAGONALS, shiftqueens_results
 
+from nqueens_plugins.execution.inprocess import run
 from nqueens_plugins.formats import inputs, instances
 from nqueens_plugins.loading import host
-from nqueens_plugins.execution.inprocess import run
-
 
 
 def list_id(source: str) -> int:
@@ -36,7 +35,9 @@ def measure(sizes: list[int], files: int) -> list[dict[str, float]]:
     variant = host.registry().variant("bitset-mrv")
     rows = []
     for n in sizes:
-        lists = sorted(instances.diagonal_lists(DIAGONALS / f"diag-{n}.tar.gz"), key=lambda item: list_id(item.source))[:files]
+        lists = sorted(instances.diagonal_lists(DIAGONALS / f"diag-{n}.tar.gz"), key=lambda item: list_id(item.source))[
+            :files
+        ]
         by_d: dict[int, list[tuple[bool, int, bool, int]]] = defaultdict(list)
         for diagonals in lists:
             for d in range(len(diagonals.diagonals) + 1):
@@ -48,20 +49,27 @@ def measure(sizes: list[int], files: int) -> list[dict[str, float]]:
                     raise SystemExit(f"{diagonals.source}@{d}: {result.status} ({result.reason})")
                 by_d[d].append((result.status == "solved", result.moves, answer[0], answer[1]))
         for d, runs in sorted(by_d.items()):
-            rows.append({
-                "n": n, "d": d, "d_over_n": d / n, "instances": len(runs),
-                "satisfiable": sum(r[0] for r in runs) / len(runs),
-                "satisfiable_published": sum(r[2] for r in runs) / len(runs),
-                "median_placements": statistics.median(r[1] for r in runs),
-                "median_nodes_published": statistics.median(r[3] for r in runs),
-                "disagreements": sum(r[0] != r[2] for r in runs),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "n": n,
+                    "d": d,
+                    "d_over_n": d / n,
+                    "instances": len(runs),
+                    "satisfiable": sum(r[0] for r in runs) / len(runs),
+                    "satisfiable_published": sum(r[2] for r in runs) / len(runs),
+                    "median_placements": statistics.median(r[1] for r in runs),
+                    "median_nodes_published": statistics.median(r[3] for r in runs),
+                    "disagreements": sum(r[0] != r[2] for r in runs),
+                }
+            )
         print(f"n = {n}: {sum(len(v) for v in by_d.values()):,} instance/d pairs decided", flush=True)
     return rows
 
 
 def summarise(rows: list[dict[str, float]]) -> None:
-    print(f"\n{'n':>3} {'pairs':>6} {'disagree':>8} {'d/n at 50% sat':>15} {'d/n at peak cost (ours)':>24} {'(published)':>12}")
+    print(
+        f"\n{'n':>3} {'pairs':>6} {'disagree':>8} {'d/n at 50% sat':>15} {'d/n at peak cost (ours)':>24} {'(published)':>12}"
+    )
     for n in sorted({int(r["n"]) for r in rows}):
         mine = [r for r in rows if r["n"] == n]
         half = next((r["d_over_n"] for r in mine if r["satisfiable"] <= 0.5), float("nan"))
@@ -85,13 +93,22 @@ def plot(rows: list[dict[str, float]], output: Path) -> None:
         mine = [r for r in rows if r["n"] == n]
         x = [r["d_over_n"] for r in mine]
         sat_axis.plot(x, [r["satisfiable"] for r in mine], color=colour, label=f"n = {n}")
-        sat_axis.plot(x, [r["satisfiable_published"] for r in mine], color=colour, linestyle=":", linewidth=2.5, alpha=0.5)
+        sat_axis.plot(
+            x, [r["satisfiable_published"] for r in mine], color=colour, linestyle=":", linewidth=2.5, alpha=0.5
+        )
         cost_axis.plot(x, [max(r["median_placements"], 1) for r in mine], color=colour, label=f"n = {n}")
         cost_axis.plot(x, [max(r["median_nodes_published"], 1) for r in mine], color=colour, linestyle=":", alpha=0.7)
-    sat_axis.set(xlabel="excluded diagonals / n", ylabel="fraction satisfiable",
-                 title="satisfiable: bitset-mrv (solid), shiftqueens published (dotted)")  # fmt: skip
-    cost_axis.set(xlabel="excluded diagonals / n", ylabel="median search cost", yscale="log",
-                  title="cost: bitset-mrv placements (solid), shiftqueens nodes (dotted)")  # fmt: skip
+    sat_axis.set(
+        xlabel="excluded diagonals / n",
+        ylabel="fraction satisfiable",
+        title="satisfiable: bitset-mrv (solid), shiftqueens published (dotted)",
+    )
+    cost_axis.set(
+        xlabel="excluded diagonals / n",
+        ylabel="median search cost",
+        yscale="log",
+        title="cost: bitset-mrv placements (solid), shiftqueens nodes (dotted)",
+    )
     for axis in (sat_axis, cost_axis):
         axis.grid(True, alpha=0.3)
     cost_axis.legend(fontsize="small", ncol=2)

@@ -15,7 +15,6 @@ import sys
 from common import finish, header, report, solve, timed
 
 
-
 def worst(spec: str, sizes: range, timeout: float) -> tuple[float, int, str]:
     slowest = (0.0, 0, "")
     for n in sizes:
@@ -36,8 +35,12 @@ def main() -> None:
     for values in ("lowest", "lcv"):
         for n in (100, 150, 200):
             seconds, result = timed(lambda: solve(f"forward-checking[order=mrv,values={values}]", n, timeout=15))
-            report(f"forward-checking[order=mrv,values={values}] n={n}", seconds, None,
-                   note=f"{result.status}, {result.iterations:,} iterations")  # fmt: skip
+            report(
+                f"forward-checking[order=mrv,values={values}] n={n}",
+                seconds,
+                None,
+                note=f"{result.status}, {result.iterations:,} iterations",
+            )
     if "--all-value-orders" in sys.argv:
         for values in ("lowest", "lcv"):
             seconds, n, status = worst(f"forward-checking[order=mrv,values={values}]", range(4, 201), 10)
@@ -50,8 +53,12 @@ def main() -> None:
     header("min-conflicts at scale (greedy start)")
     for n, limit in ((10**5, 2.0), (10**6, 10.0)):
         seconds, result = timed(lambda: solve("min-conflicts[init=greedy]", n, timeout=60))
-        report(f"min-conflicts[init=greedy] n={n:,}", seconds, limit,
-               note=f"{result.status}, {result.iterations} repairs, verified={result.verified}")  # fmt: skip
+        report(
+            f"min-conflicts[init=greedy] n={n:,}",
+            seconds,
+            limit,
+            note=f"{result.status}, {result.iterations} repairs, verified={result.verified}",
+        )
 
     header("hill climbing with restarts and sideways moves, n = 100, median of 10 seeds")
     for spec in ("random-restart", "random-neighbour"):

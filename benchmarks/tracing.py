@@ -19,8 +19,17 @@ from pathlib import Path
 from common import finish, header, report
 
 ROOT = Path(__file__).resolve().parents[1]
-TRACED = ["backtracking", "forward-checking[order=mrv,values=middle]", "steepest-ascent", "random-restart",
-          "simulated-annealing", "min-conflicts", "bitset-mrv", "swap-search", "british-museum"]  # fmt: skip
+TRACED = [
+    "backtracking",
+    "forward-checking[order=mrv,values=middle]",
+    "steepest-ascent",
+    "random-restart",
+    "simulated-annealing",
+    "min-conflicts",
+    "bitset-mrv",
+    "swap-search",
+    "british-museum",
+]
 
 # Untraced workloads, each a few tenths of a second: the inner loops that gained a `trace is not None` test.
 WORKLOADS = """
@@ -56,8 +65,9 @@ def traced_ratio(spec: str, runs: int = 60) -> tuple[float, float]:
 
 def workload_times(source: Path) -> dict[str, float]:
     env = {"PYTHONPATH": str(source), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", WORKLOADS], capture_output=True, text=True, check=True, env=env,
-                          cwd=source)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", WORKLOADS], capture_output=True, text=True, check=True, env=env, cwd=source
+    )
     return {line.rsplit(" ", 2)[0]: float(line.rsplit(" ", 2)[1]) for line in done.stdout.splitlines()}
 
 
@@ -65,15 +75,23 @@ def main() -> None:
     header("tracing on, n = 8: median seconds per run, with a trace over without")
     for spec in TRACED:
         plain, traced = traced_ratio(spec)
-        report(f"{spec} traced / untraced", traced / plain, 2.0, unit="x",
-               note=f"{plain * 1e3:.3f} ms -> {traced * 1e3:.3f} ms")  # fmt: skip
+        report(
+            f"{spec} traced / untraced",
+            traced / plain,
+            2.0,
+            unit="x",
+            note=f"{plain * 1e3:.3f} ms -> {traced * 1e3:.3f} ms",
+        )
     if "--against" in sys.argv:
         revision = sys.argv[sys.argv.index("--against") + 1]
         header(f"tracing off: these sources against revision {revision} (fastest of 7, fresh processes)")
         with tempfile.TemporaryDirectory() as folder:
             old = Path(folder) / "old"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), revision], check=True,
-                           capture_output=True)  # fmt: skip
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), revision],
+                check=True,
+                capture_output=True,
+            )
             try:
                 now: dict[str, list[float]] = {}
                 before: dict[str, list[float]] = {}
@@ -81,14 +99,23 @@ def main() -> None:
                     for source, bucket in ((ROOT, now), (old, before)):
                         for spec, seconds in workload_times(source).items():
                             bucket.setdefault(spec, []).append(seconds)
-                for spec in now:
+                for spec, times in now.items():
                     # The fastest of 7 estimates the code's own cost (timeit's rule): a busy moment only adds.
-                    ratio = min(now[spec]) / min(before[spec])
-                    median_ratio = statistics.median(now[spec]) / statistics.median(before[spec])
-                    report(f"{spec} untraced, now / {revision}", ratio, 1.03, unit="x",
-                           note=f"fastest {min(before[spec]):.3f} s -> {min(now[spec]):.3f} s; medians {median_ratio:.3f}x")
+                    ratio = min(times) / min(before[spec])
+                    median_ratio = statistics.median(times) / statistics.median(before[spec])
+                    report(
+                        f"{spec} untraced, now / {revision}",
+                        ratio,
+                        1.03,
+                        unit="x",
+                        note=f"fastest {min(before[spec]):.3f} s -> {min(times):.3f} s; medians {median_ratio:.3f}x",
+                    )
             finally:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], capture_output=True)
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
+                    capture_output=True,
+                    check=False,
+                )
     finish()
 
 

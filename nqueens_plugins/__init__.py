@@ -32,8 +32,15 @@ from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.api import (
-        compare, count, cross_check, cross_check_files, problem_of, records_frame, solve, solvers,
-    )  # fmt: skip
+        compare,
+        count,
+        cross_check,
+        cross_check_files,
+        problem_of,
+        records_frame,
+        solve,
+        solvers,
+    )
 
 # The API is imported on first use: a plugin that imports the contract from here
 # (every worker process does) does not pay for the host, the harness or the service.
@@ -44,10 +51,27 @@ API = ("compare", "count", "cross_check", "cross_check_files", "problem_of", "re
 MOVED_MODULES = {"host": "nqueens_plugins.loading.host", "instances": "nqueens_plugins.formats.instances"}
 
 __all__ = [
-    "BadInput", "Budget", "Count", "Option", "Outcome", "PluginError", "Problem", "Solver", "SolverRegister", "Status",
-    "Trace", "hookimpl",
-    "compare", "count", "cross_check", "cross_check_files", "problem_of", "records_frame", "solve", "solvers",
-]  # fmt: skip
+    "BadInput",
+    "Budget",
+    "Count",
+    "Option",
+    "Outcome",
+    "PluginError",
+    "Problem",
+    "Solver",
+    "SolverRegister",
+    "Status",
+    "Trace",
+    "compare",
+    "count",
+    "cross_check",
+    "cross_check_files",
+    "hookimpl",
+    "problem_of",
+    "records_frame",
+    "solve",
+    "solvers",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,18 +17,24 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.formats import inputs
-from nqueens_plugins.loading import host
-from nqueens_plugins.formats import instances as instance_files
-from nqueens_plugins.results.crosscheck import Check, InstanceCheck, cross_check_instances, cross_check_sizes, read_expected
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.results.grid import DEFAULT_TIMEOUT, Grid, stream
-from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.core.problem import Problem
-from nqueens_plugins.loading.registry import Registration
-from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.judge import CountResult, Result
+from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
 from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.formats import inputs
+from nqueens_plugins.formats import instances as instance_files
+from nqueens_plugins.loading import host
+from nqueens_plugins.loading.registry import Registration
+from nqueens_plugins.results.crosscheck import (
+    Check,
+    InstanceCheck,
+    cross_check_instances,
+    cross_check_sizes,
+    read_expected,
+)
+from nqueens_plugins.results.grid import DEFAULT_TIMEOUT, Grid, stream
 
 CROSS_CHECK_TIMEOUT = 10.0
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -83,8 +89,12 @@ def problem_of(
             raise BadInput(f"-n {n} does not match the instance's n = {problem.n}")
         if not fixed and not blocked:
             return problem
-        return inputs.make_problem(problem.n, {**problem.fixed, **(fixed or {})},
-                                   set(problem.blocked) | set(map(tuple, blocked or ())), source=problem.source)  # fmt: skip
+        return inputs.make_problem(
+            problem.n,
+            {**problem.fixed, **(fixed or {})},
+            set(problem.blocked) | set(map(tuple, blocked or ())),
+            source=problem.source,
+        )
     if n is None:
         raise BadInput("give a board size (-n N) or an instance file (--instance FILE)")
     return inputs.make_problem(n, fixed, blocked or ())
@@ -152,7 +162,13 @@ def solve(
     if trace_file is not None:
         inputs.check_writable(trace_file)
     traced = trace is not False and trace is not None
-    limits: dict[str, Any] = dict(seed=seed, trial=trial, timeout=timeout, max_iterations=max_iterations, trace=traced)
+    limits: dict[str, Any] = {
+        "seed": seed,
+        "trial": trial,
+        "timeout": timeout,
+        "max_iterations": max_iterations,
+        "trace": traced,
+    }
     if isolate:
         limit = None if memory is None else inputs.parse_memory(memory)
         task = Task.solve(chosen, problem, memory=limit, **limits)
@@ -261,13 +277,29 @@ def compare(
     if resume and not out:
         raise BadInput("--resume needs --out FILE")
     everything = isinstance(solvers, str) and solvers.strip() == "all"
-    grid = Grid(chosen, size_list, trials, seed, timeout, dict(fixed or {}), problems,
-                memory=None if memory is None else inputs.parse_memory(memory), skip_refused=everything)  # fmt: skip
+    grid = Grid(
+        chosen,
+        size_list,
+        trials,
+        seed,
+        timeout,
+        dict(fixed or {}),
+        problems,
+        memory=None if memory is None else inputs.parse_memory(memory),
+        skip_refused=everything,
+    )
     tell = notify or python_warning
     records = stream(
-        grid, jobs=jobs, out=Path(out) if out else None, resume=resume, keep_queens=keep_queens, command=command,
-        executor=executor, planned=planned, warn=lambda text: tell(f"warning: {text}"),
-    )  # fmt: skip
+        grid,
+        jobs=jobs,
+        out=Path(out) if out else None,
+        resume=resume,
+        keep_queens=keep_queens,
+        command=command,
+        executor=executor,
+        planned=planned,
+        warn=lambda text: tell(f"warning: {text}"),
+    )
     records = with_skipped_noted(records, grid, tell)
     return records if stream_records else list(records)
 
@@ -291,10 +323,13 @@ def cross_check(
     """Every solver (default: all) on each n: counts against OEIS and each other, boards verified,
     no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement."""
     return cross_check_sizes(
-        variants(solvers or "all"), inputs.parse_sizes(sizes) if isinstance(sizes, str) else list(sizes),
-        seed=inputs.whole_number(seed, "seed"), timeout=inputs.time_limit(timeout), executor=executor,
+        variants(solvers or "all"),
+        inputs.parse_sizes(sizes) if isinstance(sizes, str) else list(sizes),
+        seed=inputs.whole_number(seed, "seed"),
+        timeout=inputs.time_limit(timeout),
+        executor=executor,
         memory=None if memory is None else inputs.parse_memory(memory),
-    )  # fmt: skip
+    )
 
 
 def cross_check_files(
@@ -315,10 +350,15 @@ def cross_check_files(
     if solvers is None:
         chosen = [v for v in chosen if v.complete]
     return cross_check_instances(
-        chosen, instance_files.load(files), seed=inputs.whole_number(seed, "seed"),
-        timeout=inputs.time_limit(timeout), counting=counting, expected=read_expected(expected) if expected else None,
-        executor=executor, memory=None if memory is None else inputs.parse_memory(memory),
-    )  # fmt: skip
+        chosen,
+        instance_files.load(files),
+        seed=inputs.whole_number(seed, "seed"),
+        timeout=inputs.time_limit(timeout),
+        counting=counting,
+        expected=read_expected(expected) if expected else None,
+        executor=executor,
+        memory=None if memory is None else inputs.parse_memory(memory),
+    )
 
 
 def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:

@@ -141,9 +141,13 @@ def executor_options(command: F) -> F:
         "--scheduler", default=None, help="Dask scheduler address (default: $NQUEENS_DASK_SCHEDULER)."
     )(command)
     return click.option(
-        "--executor", "executor_kind", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+        "--executor",
+        "executor_kind",
+        type=click.Choice(["local", "dask"]),
+        default="local",
+        show_default=True,
         help="Where solver calls run: worker processes here, or a Dask cluster.",
-    )(command)  # type: ignore[return-value]
+    )(command)
 
 
 INSTANCE_HELP = "An instance file (CSPLib Essence', Excluded Diagonals FILE@d, or nqueens JSON) instead of -n."
@@ -156,27 +160,51 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 @click.option("--instance", default=None, help=INSTANCE_HELP)
 @click.option("--seed", type=WHOLE, default=0, show_default=True, help="Seed; the same command gives the same answer.")
 @click.option("--timeout", type=SECONDS, default=None, help="Seconds before the solver must stop.")
-@click.option("--max-iterations", type=Whole(minimum=1), default=None, help="Iteration cap (the budget's second limit).")
+@click.option(
+    "--max-iterations", type=Whole(minimum=1), default=None, help="Iteration cap (the budget's second limit)."
+)
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-@click.option("--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000).")
+@click.option(
+    "--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000)."
+)
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option("--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate.")
+@click.option(
+    "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
+)
 def solve(
-    spec: str, size: str | None, instance: str | None, seed: int, timeout: float | None, max_iterations: int | None,
-    fixed: str | None, blocked: str | None, as_json: bool, show_queens: bool | None, board: bool | None,
-    memory: int | None, trace_file: str | None,
-) -> None:  # fmt: skip
+    spec: str,
+    size: str | None,
+    instance: str | None,
+    seed: int,
+    timeout: float | None,
+    max_iterations: int | None,
+    fixed: str | None,
+    blocked: str | None,
+    as_json: bool,
+    show_queens: bool | None,
+    board: bool | None,
+    memory: int | None,
+    trace_file: str | None,
+) -> None:
     """Solve one board or instance, verify the answer, show it."""
     from nqueens_plugins import api
     from nqueens_plugins.views.report import render_board, result_summary
 
     result = api.solve(
-        spec, size, instance=instance, fixed=fixed, blocked=blocked, seed=seed, timeout=timeout,
-        max_iterations=max_iterations, memory=memory, trace=trace_file if trace_file is not None else False,
-    )  # fmt: skip
+        spec,
+        size,
+        instance=instance,
+        fixed=fixed,
+        blocked=blocked,
+        seed=seed,
+        timeout=timeout,
+        max_iterations=max_iterations,
+        memory=memory,
+        trace=trace_file if trace_file is not None else False,
+    )
     if trace_file is not None and result.trace is None:  # the worker died or was killed: nothing came back
         click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
     if as_json:
@@ -201,7 +229,9 @@ def solve(
 @click.option("-n", "size", default=None, help="Board size.")
 @click.option("--instance", default=None, help=INSTANCE_HELP)
 @click.option("--unique", is_flag=True, help="Count solutions up to rotation and reflection (OEIS A002562).")
-@click.option("--timeout", type=SECONDS, default=None, help="Seconds before counting stops (the count is then a lower bound).")
+@click.option(
+    "--timeout", type=SECONDS, default=None, help="Seconds before counting stops (the count is then a lower bound)."
+)
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
@@ -210,14 +240,24 @@ def solve(
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
 def count(
-    spec: str, size: str | None, instance: str | None, unique: bool, timeout: float | None, fixed: str | None,
-    blocked: str | None, yes: bool, as_json: bool, progress: bool | None, memory: int | None, executor_kind: str,
+    spec: str,
+    size: str | None,
+    instance: str | None,
+    unique: bool,
+    timeout: float | None,
+    fixed: str | None,
+    blocked: str | None,
+    yes: bool,
+    as_json: bool,
+    progress: bool | None,
+    memory: int | None,
+    executor_kind: str,
     scheduler: str | None,
-) -> None:  # fmt: skip
+) -> None:
     """Count every solution; check the count against OEIS (plain boards)."""
     from nqueens_plugins import api
-    from nqueens_plugins.views.report import count_summary
     from nqueens_plugins.core.verify import known_count
+    from nqueens_plugins.views.report import count_summary
 
     variant = api.variant(spec)
     problem = api.problem_of(size, instance, fixed, blocked)
@@ -236,8 +276,9 @@ def count(
     # all local workers (or the cluster's), so there is something to show between start and end.
     jobs = 0 if progress or executor_kind == "dask" else 1
     with api.executor_for(executor_kind, scheduler, jobs) as executor, count_progress(progress) as shown:
-        result = api.count(variant, problem, unique=unique, timeout=timeout, memory=memory, executor=executor,
-                           progress=shown)  # fmt: skip
+        result = api.count(
+            variant, problem, unique=unique, timeout=timeout, memory=memory, executor=executor, progress=shown
+        )
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
@@ -254,19 +295,37 @@ def count(
 @cli.command("cross-check")
 @click.option("-n", "sizes", default=None, help="Sizes: 8,10 or 1..12 or 4..40:4 (default 1..12).")
 @click.option("--instances", default=None, help="Instance files, folders or globs (FILE@d for excluded diagonals).")
-@click.option("-s", "--solvers", "specs", default=None, help="Comma-separated solvers, or all (default: all for -n, "
-              "every complete solver for --instances).")  # fmt: skip
-@click.option("--expected", default=None, help="Published answers to agree with (CSPLib lingeling or shiftqueens results).")
-@click.option("--count", "counting", is_flag=True, help="With --instances: also count every instance and compare the counts.")
+@click.option(
+    "-s",
+    "--solvers",
+    "specs",
+    default=None,
+    help="Comma-separated solvers, or all (default: all for -n, every complete solver for --instances).",
+)
+@click.option(
+    "--expected", default=None, help="Published answers to agree with (CSPLib lingeling or shiftqueens results)."
+)
+@click.option(
+    "--count", "counting", is_flag=True, help="With --instances: also count every instance and compare the counts."
+)
 @click.option("--seed", type=WHOLE, default=0, show_default=True)
 @click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
 def cross_check(
-    sizes: str | None, instances: str | None, specs: str | None, expected: str | None, counting: bool, seed: int,
-    timeout: float | None, as_json: bool, memory: int | None, executor_kind: str, scheduler: str | None,
-) -> None:  # fmt: skip
+    sizes: str | None,
+    instances: str | None,
+    specs: str | None,
+    expected: str | None,
+    counting: bool,
+    seed: int,
+    timeout: float | None,
+    as_json: bool,
+    memory: int | None,
+    executor_kind: str,
+    scheduler: str | None,
+) -> None:
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import api
     from nqueens_plugins.views.report import crosscheck_table, instance_checks_summary
@@ -278,12 +337,19 @@ def cross_check(
     with api.executor_for(executor_kind, scheduler) as executor:
         if instances is not None:
             found, skipped = api.cross_check_files(
-                instances, specs, expected=expected, counting=counting, seed=seed, timeout=timeout, memory=memory,
+                instances,
+                specs,
+                expected=expected,
+                counting=counting,
+                seed=seed,
+                timeout=timeout,
+                memory=memory,
                 executor=executor,
-            )  # fmt: skip
+            )
         else:
-            checks = api.cross_check(specs, sizes or "1..12", seed=seed, timeout=timeout, memory=memory,
-                                     executor=executor)  # fmt: skip
+            checks = api.cross_check(
+                specs, sizes or "1..12", seed=seed, timeout=timeout, memory=memory, executor=executor
+            )
     if instances is not None:
         if as_json:
             click.echo(json.dumps({"checks": [c.to_dict() for c in found], "skipped": skipped}, indent=2))
@@ -311,27 +377,47 @@ def cross_check(
 @click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
 @click.option("--instances", default=None, help="Instead of -n: instance files, folders or globs (FILE@d, FILE@a..b).")
 @click.option("--trials", type=Whole(minimum=1), default=1, show_default=True, help="Runs per solver and size.")
-@click.option("--timeout", type=SECONDS, default="10", show_default=True,
-              help="Seconds per run, killed from outside after that; none for no limit.")  # fmt: skip
+@click.option(
+    "--timeout",
+    type=SECONDS,
+    default="10",
+    show_default=True,
+    help="Seconds per run, killed from outside after that; none for no limit.",
+)
 @click.option("--seed", type=WHOLE, default=0, show_default=True)
 @click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
 @click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... for every size (0-based).")
 @click.option("--queens", "keep_queens", is_flag=True, help="Keep queens in records for every n (default n <= 1000).")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True
+)
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @executor_options
 def compare(
-    specs: str, sizes: str | None, instances: str | None, trials: int, timeout: float | None, seed: int, jobs: int,
-    out: str | None, resume: bool, fixed: str | None, keep_queens: bool, fmt: str, progress: bool | None,
-    memory: int | None, executor_kind: str, scheduler: str | None,
-) -> None:  # fmt: skip
+    specs: str,
+    sizes: str | None,
+    instances: str | None,
+    trials: int,
+    timeout: float | None,
+    seed: int,
+    jobs: int,
+    out: str | None,
+    resume: bool,
+    fixed: str | None,
+    keep_queens: bool,
+    fmt: str,
+    progress: bool | None,
+    memory: int | None,
+    executor_kind: str,
+    scheduler: str | None,
+) -> None:
     """Run every solver on every size (or instance) for some trials, isolated in worker processes; summarise."""
     from nqueens_plugins import api
-    from nqueens_plugins.views.report import render_summary
     from nqueens_plugins.results.summary import summarise
+    from nqueens_plugins.views.report import render_summary
 
     if (sizes is None) == (instances is None):
         raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
@@ -339,11 +425,23 @@ def compare(
     planned: list[int] = []
     with api.executor_for(executor_kind, scheduler, jobs) as executor:
         stream = api.compare(
-            specs, sizes if sizes is not None else (), trials, seed=seed, timeout=timeout, out=out, resume=resume,
-            fixed=fixed, instances=instances if instances is not None else (), keep_queens=keep_queens,
-            stream_records=True, executor=executor, memory=memory, command=" ".join(["nqueens", *sys.argv[1:]]),
-            planned=planned.append, notify=tell,
-        )  # fmt: skip
+            specs,
+            sizes if sizes is not None else (),
+            trials,
+            seed=seed,
+            timeout=timeout,
+            out=out,
+            resume=resume,
+            fixed=fixed,
+            instances=instances if instances is not None else (),
+            keep_queens=keep_queens,
+            stream_records=True,
+            executor=executor,
+            memory=memory,
+            command=" ".join(["nqueens", *sys.argv[1:]]),
+            planned=planned.append,
+            notify=tell,
+        )
         records = list(with_progress(stream, planned) if show_progress else stream)
     show(render_summary(summarise(records), fmt))
     if any(r["status"] == Status.INVALID for r in records):
@@ -352,16 +450,24 @@ def compare(
 
 @cli.command()
 @click.argument("results")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json", "html"]), default="table",
-              show_default=True, help="html: one self-contained page (needs -o).")  # fmt: skip
-@click.option("--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "csv", "json", "html"]),
+    default="table",
+    show_default=True,
+    help="html: one self-contained page (needs -o).",
+)
+@click.option(
+    "--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?"
+)
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
 def report(results: str, fmt: str, baseline: str | None, output: str | None) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
     from nqueens_plugins.formats import inputs
     from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.views.report import render_baseline, render_summary
     from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
+    from nqueens_plugins.views.report import render_baseline, render_summary
 
     if fmt == "html" and output is None:
         raise BadInput("--format html writes a file: give -o report.html")
@@ -416,9 +522,9 @@ def write_text(path: Path, text: str) -> None:
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
 def plot(results: str, output: str) -> None:
     """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
-    from nqueens_plugins.views.plot import plot_results
     from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
     from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.plot import plot_results
 
     loaded = Loaded()
     groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
@@ -452,8 +558,14 @@ def count_progress(enabled: bool) -> Iterator[Callable[[int, int], None] | None]
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    bar = Progress(TextColumn("counting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=Console(stderr=True), transient=True)  # fmt: skip
+    bar = Progress(
+        TextColumn("counting"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
     task = bar.add_task("pieces", total=None)
 
     def shown(done: int, total: int) -> None:
@@ -469,9 +581,14 @@ def with_progress(records: Any, planned: list[int]) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     bar = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        TextColumn("{task.fields[latest]}"), console=Console(stderr=True), transient=True,
-    )  # fmt: skip
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[latest]}"),
+        console=Console(stderr=True),
+        transient=True,
+    )
     task = None
     with bar:
         for record in records:
@@ -496,11 +613,18 @@ def instances() -> None:
 @click.option("--seed", type=WHOLE, default=0, show_default=True, help="The same seed gives the same files.")
 @click.option("-k", "--queens", type=COUNT, default=None, help="completion: pre-placed queens (default n/2).")
 @click.option("-b", "--blocks", type=COUNT, default=None, help="blocked: blocked squares (default n^2/2).")
-@click.option("-m", "--min-free", type=COUNT, default=4, show_default=True,
-              help="diagonals: open squares kept per row and column.")  # fmt: skip
+@click.option(
+    "-m",
+    "--min-free",
+    type=COUNT,
+    default=4,
+    show_default=True,
+    help="diagonals: open squares kept per row and column.",
+)
 @click.option("--out", required=True, help="Folder to write the files to.")
-def generate(kind: str, size: str, how_many: int, seed: int, queens: int | None, blocks: int | None,
-             min_free: int, out: str) -> None:  # fmt: skip
+def generate(
+    kind: str, size: str, how_many: int, seed: int, queens: int | None, blocks: int | None, min_free: int, out: str
+) -> None:
     """Write a family of instances in the CSPLib formats (completion, blocked squares, excluded diagonals)."""
     from nqueens_plugins.formats import inputs
     from nqueens_plugins.formats.instances import generate as write_family
@@ -528,8 +652,10 @@ def show_instance(instance: str, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(to_json(problem)))
         return
-    click.echo(f"{problem.label}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
-               f"{len(problem.blocked)} blocked squares, id {problem.id}")  # fmt: skip
+    click.echo(
+        f"{problem.label}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
+        f"{len(problem.blocked)} blocked squares, id {problem.id}"
+    )
     reason = problem.contradiction()
     if reason:
         click.echo(f"no solution on its face: {reason}")

@@ -26,27 +26,25 @@ and refused by the host otherwise.
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.loading import host
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.core.problem import Problem
-from nqueens_plugins.execution.judge import CountResult, Result
-from nqueens_plugins.loading.registry import check_solver
-from nqueens_plugins.execution.service import shared_executor
-from nqueens_plugins.execution.tasks import Task, check_runnable
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
+from nqueens_plugins.execution.judge import CountResult, Result
+from nqueens_plugins.execution.service import shared_executor
+from nqueens_plugins.execution.tasks import Task, check_runnable
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.loading import host
+from nqueens_plugins.loading.registry import check_solver
 
 SIZES = range(1, 11)
 FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
 SOLVE_TIMEOUT = 20.0
 BUDGET_PROBE_TIMEOUT = 0.5
-BUDGET_GRACE = 1.5
 HARD_INSTANCE = Path(__file__).parent / "data" / "blockedqueens.56.1860451109.param"
 
 
@@ -100,7 +98,9 @@ def check_counts(variant: Variant) -> None:
         return
     for n in range(1, 9):
         result = count(variant, make_problem(n), timeout=SOLVE_TIMEOUT)
-        assert result.verified is True, f"n={n}: counted {result.solutions}, expected {known_count(n)} ({result.reason})"
+        assert result.verified is True, (
+            f"n={n}: counted {result.solutions}, expected {known_count(n)} ({result.reason})"
+        )
 
 
 def check_same_seed_same_answer(variant: Variant) -> None:
@@ -139,12 +139,13 @@ def budget_probe(variant: Variant) -> Problem:
 def check_budget_honoured(variant: Variant) -> None:
     problem = budget_probe(variant)
     n = problem.n
-    start = time.perf_counter()
     result = run(variant, problem, timeout=BUDGET_PROBE_TIMEOUT)
-    elapsed = time.perf_counter() - start
-    assert "killed after" not in (result.reason or ""), f"n={n}: ignored a {BUDGET_PROBE_TIMEOUT} s budget and was killed"
+    # Only the solver's own return, before the kill 0.5 s past the budget, keeps this out of
+    # the reason: a statement about the plugin, not about how fast this machine is today.
+    assert "killed after" not in (result.reason or ""), (
+        f"n={n}: ignored a {BUDGET_PROBE_TIMEOUT} s budget and was killed"
+    )
     assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
-    assert elapsed < BUDGET_PROBE_TIMEOUT + BUDGET_GRACE + 2, f"n={n}: took {elapsed:.1f} s on a {BUDGET_PROBE_TIMEOUT} s budget"
 
 
 def check_fixed_queens(variant: Variant) -> None:
@@ -186,7 +187,9 @@ def check_blocked_squares(variant: Variant) -> None:
         assert result.status not in ("invalid", "error"), f"n={problem.n} blocked: {result.status}: {result.reason}"
         if variant.complete:
             wanted = "solved" if solvable else "no-solution"
-            assert result.status == wanted, f"n={problem.n} blocked: a complete solver answered {result.status}, not {wanted}"
+            assert result.status == wanted, (
+                f"n={problem.n} blocked: a complete solver answered {result.status}, not {wanted}"
+            )
         else:
             assert result.status != "no-solution", "an incomplete solver claimed no-solution"
 
@@ -228,8 +231,13 @@ def assert_contract(spec: str) -> None:
 
 def pytest_addoption(parser: Any) -> None:
     group = parser.getgroup("nqueens", "nqueens solver contract")
-    group.addoption("--nqueens-solver", action="append", default=[], metavar="NAME",
-                    help="check this solver (NAME or NAME[key=value,...]) against the contract")  # fmt: skip
+    group.addoption(
+        "--nqueens-solver",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="check this solver (NAME or NAME[key=value,...]) against the contract",
+    )
 
 
 def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:

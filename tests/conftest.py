@@ -77,4 +77,3 @@ def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
         return code, captured.out, captured.err
 
     return invoke
-

@@ -196,7 +196,18 @@ class Hog(Solver):
             hoard.append(bytearray(64 << 20))
 
 
-MORE_HOSTILE = [ExitsCleanly, Interrupts, ClosesGenerator, HugeQueen, Mutates, Prints, NanCounters, BadCount, Daemon, Hog]
+MORE_HOSTILE = [
+    ExitsCleanly,
+    Interrupts,
+    ClosesGenerator,
+    HugeQueen,
+    Mutates,
+    Prints,
+    NanCounters,
+    BadCount,
+    Daemon,
+    Hog,
+]
 
 
 @hookimpl

@@ -53,6 +53,7 @@ def lint_imports(config: Path, search_path: Path | None = None) -> subprocess.Co
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
         cwd=search_path or PACKAGE.parent,  # ``-c`` puts the working directory first on the path
         env={**os.environ, "PYTHONPATH": str(search_path or PACKAGE.parent)},
     )

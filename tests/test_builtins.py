@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import nqueens_plugins as nq
+from nqueens_plugins.execution import inprocess
+from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
 
 FAST_CAPS = {  # keep hopeless runs (n = 2, 3 for heuristics) short in the tests
@@ -16,9 +16,19 @@ FAST_CAPS = {  # keep hopeless runs (n = 2, 3 for heuristics) short in the tests
     "random-restart": {"restarts": 20},
 }
 BUILTINS = [
-    "british-museum", "backtracking", "forward-checking", "steepest-ascent", "first-choice", "random-neighbour",
-    "random-restart", "simulated-annealing", "min-conflicts", "bitboard", "construction", "swap-search",
-]  # fmt: skip
+    "british-museum",
+    "backtracking",
+    "forward-checking",
+    "steepest-ascent",
+    "first-choice",
+    "random-neighbour",
+    "random-restart",
+    "simulated-annealing",
+    "min-conflicts",
+    "bitboard",
+    "construction",
+    "swap-search",
+]
 COMPLETE = {"backtracking", "forward-checking", "bitboard", "construction"}
 
 
@@ -41,9 +51,15 @@ def test_every_builtin_on_small_boards(name: str) -> None:
 
 @pytest.mark.parametrize(
     "spec, n",
-    [("min-conflicts", 30), ("simulated-annealing", 12), ("random-restart", 20), ("random-neighbour", 12),
-     ("forward-checking[order=mrv,values=middle]", 60), ("min-conflicts[init=greedy]", 2000)],
-)  # fmt: skip
+    [
+        ("min-conflicts", 30),
+        ("simulated-annealing", 12),
+        ("random-restart", 20),
+        ("random-neighbour", 12),
+        ("forward-checking[order=mrv,values=middle]", 60),
+        ("min-conflicts[init=greedy]", 2000),
+    ],
+)
 def test_capable_methods_solve(spec: str, n: int) -> None:
     assert nq.solve(spec, n, seed=3, timeout=20).solved
 
@@ -64,19 +80,29 @@ def test_different_seeds_explore_differently() -> None:
 
 @pytest.mark.parametrize(
     "spec, n",
-    [("backtracking", 34), ("forward-checking", 34), ("british-museum", 14), ("min-conflicts", 200_000),
-     ("simulated-annealing[max_steps=100000000]", 3), ("random-restart[restarts=100000000]", 3),
-     ("steepest-ascent[sideways=100000000]", 3), ("first-choice[restarts=100000000]", 3)],
-)  # fmt: skip
+    [
+        ("backtracking", 34),
+        ("forward-checking", 34),
+        ("british-museum", 14),
+        ("min-conflicts", 200_000),
+        ("simulated-annealing[max_steps=100000000]", 3),
+        ("random-restart[restarts=100000000]", 3),
+        ("steepest-ascent[sideways=100000000]", 3),
+        ("first-choice[restarts=100000000]", 3),
+    ],
+)
 def test_time_budget_stops_runs(spec: str, n: int) -> None:
-    start = time.perf_counter()
-    result = nq.solve(spec, n, seed=1, timeout=0.3)
-    elapsed = time.perf_counter() - start
-    assert result.status == "timed-out"
-    assert elapsed < 3.0  # generous: setup (a 200 000-queen board) is outside the solver's control
+    # In this process, where nothing kills a run from outside: only the solver's own look
+    # at its budget can make it timed-out (any of these would otherwise run for minutes
+    # and end solved or gave-up). A loaded machine only makes it stop with less done.
+    result = inprocess.run(host.registry().variant(spec), make_problem(n), seed=1, timeout=0.3)
+    assert result.status == "timed-out", result.reason
 
 
-@pytest.mark.parametrize("name", ["backtracking", "forward-checking", "simulated-annealing", "min-conflicts", "british-museum", "random-restart"])
+@pytest.mark.parametrize(
+    "name",
+    ["backtracking", "forward-checking", "simulated-annealing", "min-conflicts", "british-museum", "random-restart"],
+)
 def test_iteration_budget_stops_runs(name: str) -> None:
     result = nq.solve(name, 3, max_iterations=50)
     assert result.status in ("timed-out", "no-solution")
@@ -123,7 +149,9 @@ def test_bitboard_unique_counts() -> None:
 
 def test_counting_with_fixed_queens_agrees_across_solvers() -> None:
     fixed = {0: 1, 2: 5}
-    counts = {name: nq.count(name, 8, fixed=fixed).solutions for name in ("backtracking", "forward-checking", "bitboard")}
+    counts = {
+        name: nq.count(name, 8, fixed=fixed).solutions for name in ("backtracking", "forward-checking", "bitboard")
+    }
     assert len(set(counts.values())) == 1 and counts["backtracking"] > 0
 
 
@@ -185,7 +213,11 @@ def test_swap_search_prefetching_draws_the_numbers_the_paper_draws(kernel: str) 
             queens, taken, taken_anti, ahead = list(range(n)), [0] * words, [0] * words, [0.0] * swap_kernel.DRAWS_AHEAD
         else:
             queens = np.arange(n, dtype=np.int32)
-            taken, taken_anti, ahead = np.zeros(words, np.int64), np.zeros(words, np.int64), np.zeros(swap_kernel.DRAWS_AHEAD)
+            taken, taken_anti, ahead = (
+                np.zeros(words, np.int64),
+                np.zeros(words, np.int64),
+                np.zeros(swap_kernel.DRAWS_AHEAD),
+            )
         placed = kernels["initial_search"](queens, taken, taken_anti, n, tail, tries, ahead)
         following = next_draw()
         state = np.random.get_state()

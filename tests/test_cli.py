@@ -18,7 +18,19 @@ def test_solve_json(run_cli) -> None:
     code, out, _ = run_cli("solve", "-s", "simulated-annealing[cooling=0.9]", "-n", "10", "--json")
     record = json.loads(out)
     assert code == 0
-    for key in ("solver", "options", "n", "seed", "status", "queens", "verified", "iterations", "moves", "counters", "seconds"):
+    for key in (
+        "solver",
+        "options",
+        "n",
+        "seed",
+        "status",
+        "queens",
+        "verified",
+        "iterations",
+        "moves",
+        "counters",
+        "seconds",
+    ):
         assert key in record
     assert record["options"] == {"cooling": 0.9} and record["verified"] is True and len(record["queens"]) == 10
 
@@ -32,7 +44,8 @@ def test_rejected_answer_exits_three(run_cli, fake_distribution) -> None:
     fake_distribution(
         "nqueens-liar",
         {"liar": "liar_plugin"},
-        {"liar_plugin": """
+        {
+            "liar_plugin": """
             from nqueens_plugins import Outcome, Solver, Status, hookimpl
 
             class Liar(Solver):
@@ -44,7 +57,8 @@ def test_rejected_answer_exits_three(run_cli, fake_distribution) -> None:
             @hookimpl
             def nqueens_register_solvers(register):
                 register(Liar())
-        """},
+        """
+        },
     )
     code, out, _ = run_cli("solve", "-s", "liar", "-n", "6")
     assert code == 3
@@ -82,9 +96,9 @@ def test_bad_input_is_one_line_and_exit_two(run_cli, args: list[str], words: str
 
 def test_attacking_fixed_queens_are_an_instance_with_no_solution(run_cli) -> None:
     # As CSPLib defines the completion problem: not an input error, a proved no-solution.
-    code, out, err = run_cli("solve", "-s", "backtracking", "-n", "8", "--fixed", "0:0,2:2")
+    code, out, _ = run_cli("solve", "-s", "backtracking", "-n", "8", "--fixed", "0:0,2:2")
     assert code == 1 and "no-solution, verified" in out
-    code, out, err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--fixed", "0:0,2:2")
+    code, out, _err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--fixed", "0:0,2:2")
     assert code == 1 and "gave-up" in out
 
 
@@ -101,7 +115,9 @@ def test_plugins_listing(run_cli) -> None:
 
 
 def test_plugins_reports_load_errors(run_cli, fake_distribution) -> None:
-    fake_distribution("nqueens-broken", {"broken": "broken_mod"}, {"broken_mod": "raise ImportError('missing piece')\n"})
+    fake_distribution(
+        "nqueens-broken", {"broken": "broken_mod"}, {"broken_mod": "raise ImportError('missing piece')\n"}
+    )
     code, out, _ = run_cli("plugins")
     assert code == 0
     assert "broken" in out and "missing piece" in out and "nqueens-broken 1.0" in out

@@ -8,8 +8,8 @@ import pytest
 
 import nqueens_plugins as nq
 from nqueens_plugins.builtin.bitboard import split
-from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.core.verify import known_count
+from nqueens_plugins.formats.inputs import make_problem
 
 
 def test_count_command_matches_oeis(run_cli) -> None:
@@ -67,7 +67,9 @@ def test_count_bad_input(run_cli, args: list[str], words: str) -> None:
 
 
 def test_cross_check_agrees(run_cli) -> None:
-    code, out, err = run_cli("cross-check", "-n", "1..7", "-s", "backtracking,forward-checking,bitboard,min-conflicts,construction", "--json")
+    code, out, err = run_cli(
+        "cross-check", "-n", "1..7", "-s", "backtracking,forward-checking,bitboard,min-conflicts,construction", "--json"
+    )
     checks = json.loads(out)
     assert code == 0, err
     assert all(c["agrees"] for c in checks)
@@ -77,7 +79,7 @@ def test_cross_check_agrees(run_cli) -> None:
 
 def test_cross_check_catches_a_liar(run_cli, fake_distribution) -> None:
     fake_distribution("nqueens-hostile", {"hostile": "hostile_solvers"}, {})
-    code, out, err = run_cli("cross-check", "-n", "4..6", "-s", "backtracking,hostile-no-solution")
+    code, _out, err = run_cli("cross-check", "-n", "4..6", "-s", "backtracking,hostile-no-solution")
     assert code == 1
     assert "disagreement" in err and "hostile-no-solution" in err
 

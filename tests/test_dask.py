@@ -12,15 +12,15 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-import nqueens_plugins as nq  # noqa: E402
+import nqueens_plugins as nq
+from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.execution import dask_chunks, dask_cluster
-from nqueens_plugins.loading import host  # noqa: E402
-from nqueens_plugins.results.grid import Grid, stream  # noqa: E402
-from nqueens_plugins.execution.dask_cluster import DaskExecutor  # noqa: E402
-from nqueens_plugins.core.errors import BadInput  # noqa: E402
-from nqueens_plugins.execution.tasks import Task  # noqa: E402
-from nqueens_plugins.formats.inputs import make_problem  # noqa: E402
-from nqueens_plugins.formats.records import read_records, run_key  # noqa: E402
+from nqueens_plugins.execution.dask_cluster import DaskExecutor
+from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.records import read_records, run_key
+from nqueens_plugins.loading import host
+from nqueens_plugins.results.grid import Grid, stream
 
 
 def start_cluster() -> tuple[object, object]:
@@ -37,7 +37,10 @@ def client() -> Iterator[object]:
 
 
 def essentials(records: list[dict]) -> list[tuple]:
-    return sorted((r["solver"], r["n"], r["trial"], r["seed"], r["status"], r["queens"], r["iterations"], r["moves"]) for r in records)
+    return sorted(
+        (r["solver"], r["n"], r["trial"], r["seed"], r["status"], r["queens"], r["iterations"], r["moves"])
+        for r in records
+    )
 
 
 def test_the_same_seed_gives_the_same_records_as_a_local_run(client, tmp_path: Path) -> None:
@@ -89,7 +92,9 @@ def test_a_hang_on_the_cluster_is_killed_there(fake_distribution) -> None:
 def test_plugin_version_mismatch_is_named(client, monkeypatch: pytest.MonkeyPatch) -> None:
     real = dask_chunks.installed_plugins()
     monkeypatch.setattr(dask_cluster, "installed_plugins", lambda: {**real, "nqueens-ortools": "9.9"})
-    with pytest.raises(BadInput, match=r"Dask worker tcp://\S+ has other plugin versions: nqueens-ortools 0.1.0 there, 9.9 here"):
+    with pytest.raises(
+        BadInput, match=r"Dask worker tcp://\S+ has other plugin versions: nqueens-ortools 0.1.0 there, 9.9 here"
+    ):
         DaskExecutor(client=client)
 
 

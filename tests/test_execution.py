@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins.loading import host
 from nqueens_plugins.execution.service import LocalExecutor
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.loading import host
 
 HERE = Path(__file__).parent
 
@@ -51,8 +51,10 @@ def descendants_of(pid: int) -> list[int]:
 def nqueens(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-c", "from nqueens_plugins.cli import main; main()", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
@@ -66,7 +68,9 @@ def nqueens(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
     ],
     ids=["solve", "count", "compare", "cross-check"],
 )
-def test_killing_a_command_leaves_nothing_behind(hostile_env: dict[str, str], args: list[str], signal_number: int) -> None:
+def test_killing_a_command_leaves_nothing_behind(
+    hostile_env: dict[str, str], args: list[str], signal_number: int
+) -> None:
     command = nqueens(*args, env=hostile_env)
     try:
         deadline = time.monotonic() + 20
@@ -76,7 +80,7 @@ def test_killing_a_command_leaves_nothing_behind(hostile_env: dict[str, str], ar
         time.sleep(0.5)  # let the workers get into the plugin's code
         command.send_signal(signal_number)
         command.wait(timeout=10)
-        deadline = time.monotonic() + 2
+        deadline = time.monotonic() + 10  # a wait, not a speed bound: it ends as soon as all are gone
         while descendants_of(command.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert descendants_of(command.pid) == []
@@ -105,8 +109,9 @@ def test_a_timeout_holds_from_outside(hostile_env: dict[str, str], args: list[st
     out, err = command.communicate(timeout=30)
     assert command.returncode == 1, err
     assert b"timed-out" in out
-    # 1 s limit + 0.5 s grace, plus starting Python twice; far below the hour the plugin asks for.
-    assert time.monotonic() - start < 15
+    # 1 s limit + 0.5 s grace, plus starting Python twice: seconds. The plugin asks for an
+    # hour, so ending within two minutes shows the limit held, and no load stretches 2 s to 120.
+    assert time.monotonic() - start < 120
     assert descendants_of(command.pid) == []
 
 
@@ -142,7 +147,9 @@ def test_warm_start_keeps_import_time_out_of_the_timing(fake_distribution) -> No
         result = executor.run(Task.solve(variant, make_problem(8), timeout=30))
     assert result.solved
     assert result.counters["calls_before"] == 1  # the warm-up came first
-    assert result.seconds < 0.5  # the second's sleep is not in the timed call (it sleeps, so load cannot blur it)
+    # Had the warm-up been timed, its 1 s sleep alone would put the figure at 1 s or more (load
+    # only lengthens a sleep); the timed call itself is one construction of an 8-queen board.
+    assert result.seconds < 1.0
     assert result.overhead_seconds >= 0
 
 
@@ -154,7 +161,7 @@ def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: P
         "                     seed=0, timeout=10, jobs=2)\n"
         "print(len(records), nq.solve('min-conflicts', 8, seed=1).status)\n"
     )  # no `if __name__ == '__main__'` guard: worker processes must not re-import it
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [b"8", b"solved"]
 
@@ -208,7 +215,7 @@ def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distr
     start = time.monotonic()
     result = nq.solve("forks-then-exits", 8)  # no time limit: only noticing the death ends it
     assert result.status == "error" and "exited with status 3" in result.reason
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 60  # the child holds the pipe for 120 s; the death is noticed at once
 
 
 def test_a_count_in_parts_adds_up_to_the_whole() -> None:

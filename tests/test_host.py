@@ -32,9 +32,16 @@ def nqueens_register_solvers(register):
 def test_builtins_are_registered_like_plugins() -> None:
     registry = host.registry()
     expected = {
-        "british-museum", "backtracking", "forward-checking", "steepest-ascent", "first-choice",
-        "random-neighbour", "random-restart", "simulated-annealing", "min-conflicts",
-    }  # fmt: skip
+        "british-museum",
+        "backtracking",
+        "forward-checking",
+        "steepest-ascent",
+        "first-choice",
+        "random-neighbour",
+        "random-restart",
+        "simulated-annealing",
+        "min-conflicts",
+    }
     assert expected <= set(registry.names())
     source = registry.get("min-conflicts").source
     assert source.plugin == "builtin-min-conflicts"
@@ -47,7 +54,10 @@ def test_entry_point_plugin_is_loaded_with_its_distribution(fake_distribution) -
     registry = host.load_registry()
     registration = registry.get("knight-shift")
     assert (registration.source.plugin, registration.source.distribution, registration.source.version) == (
-        "knight", "nqueens-knight", "2.5")
+        "knight",
+        "nqueens-knight",
+        "2.5",
+    )
     import nqueens_plugins as nq
 
     host.reset()
@@ -56,13 +66,23 @@ def test_entry_point_plugin_is_loaded_with_its_distribution(fake_distribution) -
 
 
 def test_broken_plugins_are_recorded_and_the_rest_keep_working(fake_distribution) -> None:
-    fake_distribution("nqueens-broken-import", {"broken": "broken_import"}, {"broken_import": "import not_a_module_xyz\n"})
+    fake_distribution(
+        "nqueens-broken-import", {"broken": "broken_import"}, {"broken_import": "import not_a_module_xyz\n"}
+    )
     fake_distribution(
         "nqueens-broken-register",
         {"raises": "raises_plugin"},
-        {"raises_plugin": GOOD_PLUGIN.replace("register(Diagonal())", "register(Diagonal()); raise RuntimeError('boom')")},
+        {
+            "raises_plugin": GOOD_PLUGIN.replace(
+                "register(Diagonal())", "register(Diagonal()); raise RuntimeError('boom')"
+            )
+        },
     )
-    fake_distribution("nqueens-bad-solver", {"bad": "bad_solver"}, {"bad_solver": GOOD_PLUGIN.replace('"knight-shift"', '"Not Kebab"')})
+    fake_distribution(
+        "nqueens-bad-solver",
+        {"bad": "bad_solver"},
+        {"bad_solver": GOOD_PLUGIN.replace('"knight-shift"', '"Not Kebab"')},
+    )
     registry = host.load_registry()
     errors = {e.source.plugin: e for e in registry.load_errors}
     assert set(errors) == {"broken", "raises", "bad"}
@@ -75,7 +95,11 @@ def test_broken_plugins_are_recorded_and_the_rest_keep_working(fake_distribution
 
 
 def test_duplicate_name_is_refused_naming_both_sources(fake_distribution) -> None:
-    fake_distribution("nqueens-clash", {"clash": "clash_plugin"}, {"clash_plugin": GOOD_PLUGIN.replace('"knight-shift"', '"backtracking"')})
+    fake_distribution(
+        "nqueens-clash",
+        {"clash": "clash_plugin"},
+        {"clash_plugin": GOOD_PLUGIN.replace('"knight-shift"', '"backtracking"')},
+    )
     registry = host.load_registry()
     (error,) = registry.load_errors
     assert "registered twice" in error.message
@@ -97,14 +121,20 @@ def test_a_name_two_installed_plugins_claim_is_refused_for_both(fake_distributio
 
 def test_misspelt_hook_is_the_plugins_error(fake_distribution) -> None:
     source = GOOD_PLUGIN.replace("def nqueens_register_solvers", "def nqueens_register_solver")
-    fake_distribution("nqueens-typo", {"typo": "typo_plugin"}, {"typo_plugin": source.replace("@hookimpl", "@hookimpl(specname='nqueens_register_solverz')")})
+    fake_distribution(
+        "nqueens-typo",
+        {"typo": "typo_plugin"},
+        {"typo_plugin": source.replace("@hookimpl", "@hookimpl(specname='nqueens_register_solverz')")},
+    )
     registry = host.load_registry()
     assert [e.source.plugin for e in registry.load_errors] == ["typo"]
     assert "min-conflicts" in registry
 
 
 def test_blocked_plugins_are_not_imported(fake_distribution, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake_distribution("nqueens-broken-import", {"broken": "broken_import"}, {"broken_import": "import not_a_module_xyz\n"})
+    fake_distribution(
+        "nqueens-broken-import", {"broken": "broken_import"}, {"broken_import": "import not_a_module_xyz\n"}
+    )
     monkeypatch.setenv(host.DISABLE_VARIABLE, "broken, builtin-annealing")
     registry = host.load_registry()
     assert not registry.load_errors  # never imported, so never failed
@@ -156,7 +186,9 @@ def test_a_plugin_that_kills_its_importer_is_reported_not_fatal(
 
 
 def test_import_probes_are_cached_per_environment(fake_distribution, run_cli, probe_cache: Path) -> None:
-    site = fake_distribution("nqueens-crash", {"crash": "crash_at_import"}, {"crash_at_import": "import os\nos._exit(4)\n"})
+    site = fake_distribution(
+        "nqueens-crash", {"crash": "crash_at_import"}, {"crash_at_import": "import os\nos._exit(4)\n"}
+    )
     assert run_cli("plugins")[0] == 0
     cache = probe_cache / "import-probes.json"
     verdicts = json.loads(cache.read_text())
@@ -202,8 +234,11 @@ def test_a_plugin_slow_to_import_is_imported_only_by_the_commands_that_use_it(
     assert code == 0 and json.loads(out)["verified"] is True, err
     (probe_pid,) = imports()  # the probe imported it once, in a child, to learn its solver names
     assert int(probe_pid) != os.getpid()
-    for args in (("solve", "-s", "min-conflicts", "-n", "8"), ("count", "-n", "6", "--no-progress"),
-                 ("compare", "-s", "backtracking,min-conflicts", "-n", "6", "--trials", "2")):
+    for args in (
+        ("solve", "-s", "min-conflicts", "-n", "8"),
+        ("count", "-n", "6", "--no-progress"),
+        ("compare", "-s", "backtracking,min-conflicts", "-n", "6", "--trials", "2"),
+    ):
         code, _, err = run_cli(*args)
         assert code == 0, err
     assert imports() == [probe_pid]  # none of those imported it, here or in a worker

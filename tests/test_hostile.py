@@ -109,7 +109,7 @@ def test_cross_check_with_a_hanging_plugin_ends(hostile: Path, run_cli) -> None:
     code, out, err = run_cli("cross-check", "-n", "4..8", "-s", "hostile-sleeps,backtracking", "--timeout", "1")
     assert code in (0, 1), err
     assert "hostile-sleeps" in out
-    assert time.monotonic() - start < 60  # five 1 s limits, not five hours
+    assert time.monotonic() - start < 300  # five 1 s limits, not five hours
 
 
 def test_plugin_output_stays_out_of_json(hostile: Path, run_cli, tmp_path: Path) -> None:
@@ -162,7 +162,7 @@ def test_a_process_started_in_its_own_session_does_not_outlive_the_run(
     monkeypatch.setenv("HOSTILE_DAEMON_MARKER", marker)
     code, _, err = run_cli("solve", "-s", "hostile-daemon", "-n", "8")
     assert code == 0, err
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # a wait, not a speed bound: it ends as soon as the daemon is gone
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert processes_with(marker) == []
@@ -180,8 +180,9 @@ def test_memory_is_limited_per_run(hostile: Path, run_cli) -> None:
 
 
 def test_cross_check_limits_memory_too(hostile: Path, run_cli) -> None:
-    code, out, err = run_cli("cross-check", "-n", "6", "-s", "hostile-hog,backtracking", "--memory", "256M",
-                             "--timeout", "30", "--json")  # fmt: skip
+    code, out, err = run_cli(
+        "cross-check", "-n", "6", "-s", "hostile-hog,backtracking", "--memory", "256M", "--timeout", "30", "--json"
+    )
     checks = json.loads(out)
     hog = [c for c in checks if c["solver"] == "hostile-hog"]
     assert code == 1 and hog and all(not c["agrees"] for c in hog), err

@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
-from nqueens_plugins.formats import instances
-from nqueens_plugins.loading import host
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.core.problem import Problem
-from nqueens_plugins.execution.inprocess import count, run
-from nqueens_plugins.testing import check_blocked_squares
 from nqueens_plugins.core.verify import board_error, instance_contradiction
+from nqueens_plugins.execution.inprocess import count, run
+from nqueens_plugins.formats import instances
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.loading import host
+from nqueens_plugins.testing import check_blocked_squares
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "csplib"
@@ -118,7 +118,7 @@ def test_diagonal_generator_keeps_open_squares_and_round_trips(n: int, minimum: 
         ("n = 8\nnumdiags = 1\ndiags = [[3, 1]]\n", "choose how many with x.param@d"),
         ('{"format": "nqueens-instance", "n": 8,\n "fixed": {"0": 9}}', "fixed queen 0:9 is off the 8x8 board"),
         ('{"format": "nqueens-instance", "n": 8,,}', "x.param:1: not valid JSON"),
-        ('{"n": 8}', "needs \"format\""),
+        ('{"n": 8}', 'needs "format"'),
     ],
 )
 def test_malformed_files_name_file_and_line(text: str, words: str) -> None:
@@ -174,7 +174,9 @@ def test_generators_are_seeded(tmp_path: Path, kind: str, parameter: int) -> Non
 
 def brute_force_ok(problem: Problem, queens: tuple[int, ...]) -> bool:
     n = problem.n
-    if any(queens[c] != r for c, r in problem.fixed.items()) or any((c, queens[c]) in problem.blocked for c in range(n)):
+    if any(queens[c] != r for c, r in problem.fixed.items()) or any(
+        (c, queens[c]) in problem.blocked for c in range(n)
+    ):
         return False
     return all(
         queens[a] != queens[b] and abs(queens[a] - queens[b]) != b - a for a in range(n) for b in range(a + 1, n)
@@ -236,7 +238,10 @@ def test_bitset_mrv_counts_agree_with_oeis_and_bitboard(spec: str) -> None:
 @given(problems(max_n=9))
 @settings(max_examples=60, deadline=None)
 def test_complete_solvers_count_alike_on_random_instances(problem: Problem) -> None:
-    counts = {name: count(host.registry().variant(name), problem).solutions for name in ("bitset-mrv", "bitboard", "backtracking", "forward-checking[order=mrv]")}
+    counts = {
+        name: count(host.registry().variant(name), problem).solutions
+        for name in ("bitset-mrv", "bitboard", "backtracking", "forward-checking[order=mrv]")
+    }
     assert len(set(counts.values())) == 1, counts
     solved = run(host.registry().variant("bitset-mrv"), problem)
     assert solved.status == ("solved" if counts["bitset-mrv"] else "no-solution")
@@ -259,15 +264,28 @@ def test_asp_instances_decided_as_published() -> None:
 
 def test_cross_check_instances_against_published_answers(run_cli) -> None:
     code, out, err = run_cli(
-        "cross-check", "--instances", f"{ASP_SAT},{ASP_UNSAT}", "-s", "bitset-mrv,forward-checking[order=mrv],ortools-cpsat",
-        "--expected", str(DATA / "lingeling-excerpt.txt"), "--timeout", "20",
-    )  # fmt: skip
+        "cross-check",
+        "--instances",
+        f"{ASP_SAT},{ASP_UNSAT}",
+        "-s",
+        "bitset-mrv,forward-checking[order=mrv],ortools-cpsat",
+        "--expected",
+        str(DATA / "lingeling-excerpt.txt"),
+        "--timeout",
+        "20",
+    )
     assert code == 0, out + err
     assert "1 satisfiable, 1 unsatisfiable" in out and "agreeing 2 (100.0 %)" in out
     code, out, err = run_cli(
-        "cross-check", "--instances", f"{DIAG}@1..12,{DATA / 'diag-10-4-2.param'}@1..12", "-s", "bitset-mrv",
-        "--expected", str(DATA / "shiftqueens-excerpt.txt"), "--count",
-    )  # fmt: skip
+        "cross-check",
+        "--instances",
+        f"{DIAG}@1..12,{DATA / 'diag-10-4-2.param'}@1..12",
+        "-s",
+        "bitset-mrv",
+        "--expected",
+        str(DATA / "shiftqueens-excerpt.txt"),
+        "--count",
+    )
     assert code == 0, out + err
     assert "agreeing 24 (100.0 %)" in out
     assert "unsatisfiable (unconfirmed)" in out  # one complete solver is not enough to confirm
@@ -291,9 +309,9 @@ def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution) -> None:
             register(Liar())
     """
     fake_distribution("nqueens-liar", {"liar": "liar_plugin"}, {"liar_plugin": liar})
-    code, out, err = run_cli("cross-check", "--instances", str(ASP_SAT), "-s", "liar,bitset-mrv")
+    code, out, _ = run_cli("cross-check", "--instances", str(ASP_SAT), "-s", "liar,bitset-mrv")
     assert code == 1 and "DISAGREEMENT" in out and "no solution according to liar" in out
-    code, out, err = run_cli(
+    code, out, _err = run_cli(
         "cross-check", "--instances", str(ASP_SAT), "-s", "liar", "--expected", str(DATA / "lingeling-excerpt.txt")
     )
     assert code == 1 and "published: satisfiable" in out
@@ -301,7 +319,9 @@ def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution) -> None:
 
 def test_compare_on_instances_records_name_them(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    records = nq.compare(["bitset-mrv", "min-conflicts"], instances=f"{DIAG}@4..5", trials=2, out=out, jobs=2, timeout=10)
+    records = nq.compare(
+        ["bitset-mrv", "min-conflicts"], instances=f"{DIAG}@4..5", trials=2, out=out, jobs=2, timeout=10
+    )
     assert len(records) == 8
     for record in records:
         assert record["source"].startswith(str(DIAG)) and len(record["instance"]) == 12
@@ -349,10 +369,12 @@ def test_solve_and_count_an_instance_from_the_cli(run_cli) -> None:
 
 def test_instances_take_the_place_of_sizes_in_reports_and_plots(run_cli, tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    code, _, err = run_cli("compare", "-s", "bitset-mrv", "--instances", f"{DIAG}@0..3", "--out", str(out), "--format", "csv")
+    code, _, err = run_cli(
+        "compare", "-s", "bitset-mrv", "--instances", f"{DIAG}@0..3", "--out", str(out), "--format", "csv"
+    )
     assert code == 0, err
     code, table, _ = run_cli("report", str(out), "--format", "markdown")
     assert code == 0 and "| instance |" in table and f"{DIAG}@0" in table and f"{DIAG}@3" in table
-    code, said, err = run_cli("plot", str(out), "-o", str(tmp_path / "runs.png"))
+    code, _said, err = run_cli("plot", str(out), "-o", str(tmp_path / "runs.png"))
     assert code == 0, err
     assert (tmp_path / "runs.png").stat().st_size > 10_000

@@ -37,7 +37,9 @@ def boards_and_moves(draw: st.DrawFn) -> tuple[int, list[int], list[tuple[int, i
 
 @settings(max_examples=300, deadline=None)
 @given(boards_and_moves())
-def test_counts_scans_and_best_rows_agree_with_brute_force(case: tuple[int, list[int], list[tuple[int, int]], int]) -> None:
+def test_counts_scans_and_best_rows_agree_with_brute_force(
+    case: tuple[int, list[int], list[tuple[int, int]], int],
+) -> None:
     n, queens, moves, block = case
     saved = lean_board.BLOCK
     lean_board.BLOCK = block  # every scan in blocks of this many columns or rows
@@ -91,7 +93,14 @@ def test_a_run_does_not_depend_on_the_block_size(spec: str, monkeypatch: pytest.
         for seed in range(4):
             for n, fixed, blocked in ((13, {}, []), (40, {}, []), (12, {0: 1}, [(3, 3), (3, 4), (4, 5)])):
                 result = nq.solve(spec, n, seed=seed, fixed=fixed, blocked=blocked, isolate=False)
-                found.append((result.status, result.iterations, result.moves, None if result.queens is None else result.queens.tolist()))
+                found.append(
+                    (
+                        result.status,
+                        result.iterations,
+                        result.moves,
+                        None if result.queens is None else result.queens.tolist(),
+                    )
+                )
         return found
 
     whole = runs()

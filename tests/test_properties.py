@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
-from nqueens_plugins.formats import inputs
-from nqueens_plugins.loading import host
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.execution.judge import clean_counters
+from nqueens_plugins.formats import inputs
+from nqueens_plugins.loading import host
 
 
 @st.composite
@@ -79,20 +79,20 @@ def test_a_blocked_plugin_is_named_when_its_solver_is_asked_for(monkeypatch: pyt
 
 
 def test_compare_all_leaves_out_what_a_solver_refuses_and_says_so(run_cli) -> None:
-    code, out, err = run_cli("compare", "-s", "all", "-n", "6", "--fixed", "0:1", "--timeout", "5", "--format", "json")
+    code, _out, err = run_cli("compare", "-s", "all", "-n", "6", "--fixed", "0:1", "--timeout", "5", "--format", "json")
     assert code == 0, err
     assert "swap-search left out where it cannot run: swap-search cannot honour fixed queens" in err
     assert "construction left out" in err
 
 
 def test_compare_timeout_none_means_no_limit(run_cli) -> None:
-    code, out, err = run_cli("compare", "-s", "backtracking", "-n", "8", "--timeout", "none", "--format", "json")
+    code, _out, err = run_cli("compare", "-s", "backtracking", "-n", "8", "--timeout", "none", "--format", "json")
     assert code == 0, err
 
 
 @pytest.mark.parametrize("text", ["8_0", "８", "1" * 5000, "8.0", "0x10", " "])
 def test_odd_sizes_are_one_line_refusals(run_cli, text: str) -> None:
-    code, out, err = run_cli("solve", "-s", "backtracking", "-n", text)
+    code, _out, err = run_cli("solve", "-s", "backtracking", "-n", text)
     assert code == 2 and err.count("\n") == 1 and "board size" in err and "Traceback" not in err
 
 
@@ -123,5 +123,5 @@ def test_two_writers_of_one_results_file_are_refused(tmp_path) -> None:
     ],
 )
 def test_devices_are_one_line_refusals(run_cli, args: list[str], words: str) -> None:
-    code, out, err = run_cli(*args)
+    code, _out, err = run_cli(*args)
     assert code == 2 and err.count("\n") == 1 and words in err and "Traceback" not in err

@@ -23,8 +23,11 @@ class Tunable(Solver):
 def test_spec_parsing() -> None:
     assert parse_spec("min-conflicts") == ("min-conflicts", {})
     assert parse_spec("simulated-annealing[cooling=0.99, max_steps=10]") == (
-        "simulated-annealing", {"cooling": "0.99", "max_steps": "10"})
+        "simulated-annealing",
+        {"cooling": "0.99", "max_steps": "10"},
+    )
     assert split_specs("a,b[x=1,y=2],c") == ["a", "b[x=1,y=2]", "c"]
+
 
 @pytest.mark.parametrize("spec", ["a[x]", "a[x=1,x=2]", "[x=1]", "a b", ""])
 def test_bad_specs(spec: str) -> None:

@@ -8,20 +8,48 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from browser import needs_chromium, render_in_chromium
 
 import nqueens_plugins as nq
-from browser import needs_chromium, render_in_chromium
-from nqueens_plugins.formats.records import environment
 from nqueens_plugins.core.solver import expand_sweep
+from nqueens_plugins.formats.records import environment
 from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par
 
 
-def run_record(solver: str, seconds: float, solved: bool, iterations: int = 10, n: int = 8, seed: int = 0,
-               timeout: float | None = 2.0, version: str = "1.0", trial: int = 0) -> dict:  # fmt: skip
-    return {"type": "run", "solver": solver, "name": solver, "options": {}, "seed": seed, "trial": trial, "n": n,
-            "status": "solved" if solved else "timed-out", "verified": True if solved else None, "reason": None,
-            "queens": None, "iterations": iterations, "moves": iterations, "counters": {}, "seconds": seconds,
-            "fixed": {}, "blocked": [], "instance": "x", "source": None, "timeout": timeout, "version": version}  # fmt: skip
+def run_record(
+    solver: str,
+    seconds: float,
+    solved: bool,
+    iterations: int = 10,
+    n: int = 8,
+    seed: int = 0,
+    timeout: float | None = 2.0,
+    version: str = "1.0",
+    trial: int = 0,
+) -> dict:
+    return {
+        "type": "run",
+        "solver": solver,
+        "name": solver,
+        "options": {},
+        "seed": seed,
+        "trial": trial,
+        "n": n,
+        "status": "solved" if solved else "timed-out",
+        "verified": True if solved else None,
+        "reason": None,
+        "queens": None,
+        "iterations": iterations,
+        "moves": iterations,
+        "counters": {},
+        "seconds": seconds,
+        "fixed": {},
+        "blocked": [],
+        "instance": "x",
+        "source": None,
+        "timeout": timeout,
+        "version": version,
+    }
 
 
 def write_results(path: Path, records: list[dict]) -> Path:
@@ -52,7 +80,9 @@ def test_ert_par10_and_censored_quantiles_by_hand() -> None:
 
 def test_the_table_shows_censored_figures_as_more_than_the_limit(tmp_path: Path, run_cli) -> None:
     seconds = [0.1, 2.0, 2.0, 2.0]
-    results = write_results(tmp_path / "runs.jsonl", [run_record("slow", s, s < 1, trial=i) for i, s in enumerate(seconds)])
+    results = write_results(
+        tmp_path / "runs.jsonl", [run_record("slow", s, s < 1, trial=i) for i, s in enumerate(seconds)]
+    )
     code, out, err = run_cli("report", str(results), "--format", "json")
     (row,) = json.loads(out)
     assert code == 0, err
@@ -72,14 +102,22 @@ def test_report_streams_old_files_taking_the_limit_from_the_header(tmp_path: Pat
 
 
 def test_mixed_seeds_and_versions_are_said_and_not_pooled(tmp_path: Path, run_cli) -> None:
-    records = [run_record("a", 0.1, True, seed=1), run_record("a", 0.2, True, seed=2, trial=1),
-               run_record("b", 0.1, True, version="1.0"), run_record("b", 0.3, True, version="2.0", trial=1)]  # fmt: skip
+    records = [
+        run_record("a", 0.1, True, seed=1),
+        run_record("a", 0.2, True, seed=2, trial=1),
+        run_record("b", 0.1, True, version="1.0"),
+        run_record("b", 0.3, True, version="2.0", trial=1),
+    ]
     code, out, err = run_cli("report", str(write_results(tmp_path / "mixed.jsonl", records)), "--format", "json")
     rows = json.loads(out)
     assert code == 0
     assert "seeds 0, 1, 2" in err and "each seed is summarised apart" in err and "mixes versions of b" in err
     assert sorted((row["solver"], row["seed"], row["version"], row["runs"]) for row in rows) == [
-        ("a", 1, None, 1), ("a", 2, None, 1), ("b", 0, "1.0", 1), ("b", 0, "2.0", 1)]  # fmt: skip
+        ("a", 1, None, 1),
+        ("a", 2, None, 1),
+        ("b", 0, "1.0", 1),
+        ("b", 0, "2.0", 1),
+    ]
 
 
 # --- is A better than B? ---------------------------------------------------------
@@ -127,7 +165,9 @@ def test_a_sweep_expands_to_every_combination() -> None:
     assert expand_sweep("min-conflicts") == ["min-conflicts"]
     from nqueens_plugins.loading import host
 
-    labels = [v.label for v in host.registry().variants("simulated-annealing[cooling=0.9|0.95|0.99,t0=8|64],min-conflicts")]
+    labels = [
+        v.label for v in host.registry().variants("simulated-annealing[cooling=0.9|0.95|0.99,t0=8|64],min-conflicts")
+    ]
     assert len(set(labels)) == 7 and "simulated-annealing[t0=64.0,cooling=0.99]" in labels
 
 
@@ -198,7 +238,9 @@ def test_plots_take_their_format_from_the_extension(comparison: Path, tmp_path: 
 
 def test_html_report_is_one_self_contained_file(comparison: Path, tmp_path: Path, run_cli) -> None:
     page = tmp_path / "report.html"
-    code, out, err = run_cli("report", str(comparison), "--format", "html", "-o", str(page), "--baseline", "backtracking")
+    code, out, err = run_cli(
+        "report", str(comparison), "--format", "html", "-o", str(page), "--baseline", "backtracking"
+    )
     assert code == 0 and "wrote" in out, err
     html = page.read_text()
     assert html.startswith("<!DOCTYPE html>")
@@ -229,8 +271,8 @@ def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_c
 
 
 def test_an_instance_family_is_plotted_against_its_parameter() -> None:
-    from nqueens_plugins.views.plot import svg_figure
     from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.plot import svg_figure
 
     records = []
     for d in (2, 4, 6):
@@ -239,12 +281,17 @@ def test_an_instance_family_is_plotted_against_its_parameter() -> None:
             record["source"] = f"diag-10-4-1.param@{d}"
             records.append(record)
     groups, _ = group_runs(records)
-    assert {group.family for group in groups.values()} == {("excluded diagonals d", 2), ("excluded diagonals d", 4),
-                                                             ("excluded diagonals d", 6)}  # fmt: skip
+    assert {group.family for group in groups.values()} == {
+        ("excluded diagonals d", 2),
+        ("excluded diagonals d", 4),
+        ("excluded diagonals d", 6),
+    }
     assert "excluded diagonals d" in svg_figure(groups)
 
 
-def test_without_scipy_the_baseline_says_what_to_install(tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_scipy_the_baseline_says_what_to_install(
+    tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "scipy", None)  # as if not installed: importing it raises ImportError

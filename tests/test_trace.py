@@ -6,17 +6,29 @@ import json
 from pathlib import Path
 
 import pytest
+from browser import needs_chromium, render_in_chromium
 
 import nqueens_plugins as nq
-from browser import needs_chromium, render_in_chromium
 from nqueens_plugins.core.problem import replay
 
 TRACED = [
-    "british-museum", "backtracking", "forward-checking", "forward-checking[order=mrv,values=middle]",
-    "steepest-ascent", "first-choice", "random-neighbour", "random-restart", "simulated-annealing",
-    "min-conflicts", "min-conflicts[init=greedy]", "bitboard", "bitset-mrv", "bitset-mrv[kernel=python]",
-    "swap-search", "construction",
-]  # fmt: skip
+    "british-museum",
+    "backtracking",
+    "forward-checking",
+    "forward-checking[order=mrv,values=middle]",
+    "steepest-ascent",
+    "first-choice",
+    "random-neighbour",
+    "random-restart",
+    "simulated-annealing",
+    "min-conflicts",
+    "min-conflicts[init=greedy]",
+    "bitboard",
+    "bitset-mrv",
+    "bitset-mrv[kernel=python]",
+    "swap-search",
+    "construction",
+]
 
 
 @pytest.mark.parametrize("spec", TRACED)
@@ -30,7 +42,9 @@ def test_a_trace_replays_to_the_final_board(spec: str) -> None:
             assert boards[-1] == [int(r) for r in result.queens], (spec, seed)
 
 
-@pytest.mark.parametrize("spec", ["backtracking", "forward-checking[order=mrv]", "bitset-mrv", "min-conflicts", "bitboard"])
+@pytest.mark.parametrize(
+    "spec", ["backtracking", "forward-checking[order=mrv]", "bitset-mrv", "min-conflicts", "bitboard"]
+)
 def test_traces_start_from_the_fixed_queens_and_avoid_blocked_squares(spec: str) -> None:
     fixed, blocked = {0: 2, 5: 6}, [(3, 3), (4, 4), (2, 0)]  # two solutions
     result = nq.solve(spec, 8, fixed=fixed, blocked=blocked, trace=True, seed=1, timeout=20)
@@ -66,7 +80,10 @@ def test_trace_file_and_animations(tmp_path: Path, run_cli) -> None:
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["solve", "-s", "ortools-cpsat", "-n", "8", "--trace", "{tmp}/t.json"], "ortools-cpsat does not trace its steps"),
+        (
+            ["solve", "-s", "ortools-cpsat", "-n", "8", "--trace", "{tmp}/t.json"],
+            "ortools-cpsat does not trace its steps",
+        ),
         (["solve", "-s", "min-conflicts", "-n", "65", "--trace", "{tmp}/t.json"], "up to n = 64"),
         (["solve", "-s", "min-conflicts", "-n", "8", "--trace", "/no/such/folder/t.json"], "does not exist"),
         (["animate", "{tmp}/missing.json", "-o", "{tmp}/a.html"], "does not exist"),

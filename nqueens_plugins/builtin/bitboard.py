@@ -42,8 +42,8 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.builtin.engines import symmetry_count
 from nqueens_plugins.builtin.backtracking import backtrack
+from nqueens_plugins.builtin.engines import symmetry_count
 from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.core.hookspecs import hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status
@@ -91,7 +91,9 @@ def split(problem: Problem, depth: int) -> list[Task]:
         for bit in iterate_bits(allowed[column] & ~(rows | diagonals | anti)):
             place(rows, diagonals, anti, column, weight, prefix, bit)
 
-    def place(rows: int, diagonals: int, anti: int, column: int, weight: int, prefix: tuple[int, ...], bit: int) -> None:
+    def place(
+        rows: int, diagonals: int, anti: int, column: int, weight: int, prefix: tuple[int, ...], bit: int
+    ) -> None:
         row = bit.bit_length() - 1
         extend(rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, column + 1, weight, prefix + (row,))
 
@@ -158,21 +160,20 @@ def solutions(problem: Problem, tasks: list[Task]) -> Iterator[tuple[int, ...]]:
     n = problem.n
     full = (1 << n) - 1
     allowed = list(problem.allowed_rows)
+
+    def walk(board: list[int], rows: int, diagonals: int, anti: int, column: int) -> Iterator[tuple[int, ...]]:
+        if column == n:
+            yield tuple(board)
+            return
+        free = allowed[column] & ~(rows | diagonals | anti)
+        while free:
+            bit = free & -free
+            free ^= bit
+            board[column] = bit.bit_length() - 1
+            yield from walk(board, rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, column + 1)
+
     for rows0, diagonals0, anti0, column0, _, prefix in tasks:
-        board = list(prefix) + [0] * (n - column0)
-
-        def walk(rows: int, diagonals: int, anti: int, column: int) -> Iterator[tuple[int, ...]]:
-            if column == n:
-                yield tuple(board)
-                return
-            free = allowed[column] & ~(rows | diagonals | anti)
-            while free:
-                bit = free & -free
-                free ^= bit
-                board[column] = bit.bit_length() - 1
-                yield from walk(rows | bit, ((diagonals | bit) << 1) & full, (anti | bit) >> 1, column + 1)
-
-        yield from walk(rows0, diagonals0, anti0, column0)
+        yield from walk(list(prefix) + [0] * (n - column0), rows0, diagonals0, anti0, column0)
 
 
 def symmetries(board: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
@@ -306,7 +307,9 @@ class Bitboard(Solver):
         parts = min(len(pieces), PARTS)
         return [pieces[i::parts] for i in range(parts)]
 
-    def count_part(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any) -> Count:
+    def count_part(
+        self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any
+    ) -> Count:
         sums, done = count_in_batches(problem, part, chunk_kernel(problem.n, options), budget)
         status = Status.SOLVED if done == len(part) else Status.TIMED_OUT
         counters = {"subtrees": done}

@@ -57,11 +57,14 @@ class Search:
         self.advance = kernel.COMPILED if compiled else kernel.PYTHON
         size = (n + 1) * n
         if compiled:
+
             def zeros(length: int) -> Any:
                 return np.zeros(length, dtype=np.int64)
         else:
+
             def zeros(length: int) -> Any:
                 return [0] * length
+
         self.zeros = zeros
         self.columns, self.rows = zeros(size), zeros(size)
         self.done_columns, self.done_rows = zeros(n + 1), zeros(n + 1)
@@ -122,9 +125,21 @@ class Search:
                 if limit <= 0:
                     return Status.TIMED_OUT
             code = self.advance(
-                self.n, self.columns, self.rows, self.done_columns, self.done_rows, self.kind, self.line,
-                self.candidates, self.placed_row, self.placed_column, self.scalars, limit, first, events,
-            )  # fmt: skip
+                self.n,
+                self.columns,
+                self.rows,
+                self.done_columns,
+                self.done_rows,
+                self.kind,
+                self.line,
+                self.candidates,
+                self.placed_row,
+                self.placed_column,
+                self.scalars,
+                limit,
+                first,
+                events,
+            )
             if trace is not None:
                 self.hand_over(events, trace)
             if code == self.kernel.FOUND:

@@ -168,25 +168,46 @@ class MinConflicts(Solver):
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."
     supports_blocked = True
     max_n = 20_000_000
-    bytes_per_queen = 16  # peak resident bytes per queen with init=greedy; measured 12.9 at n = 10^7, verification included
+    bytes_per_queen = (
+        16  # peak resident bytes per queen with init=greedy; measured 12.9 at n = 10^7, verification included
+    )
     options = (
         Option("init", str, "random", "initial board", choices=("random", "greedy")),
         Option("greedy_tries", int, 32, "random rows a queen tries with init=greedy", minimum=1),
-        Option("max_steps", int, None, "repair steps per board before giving up; none means max(1000, 100 n)", minimum=0),
-        Option("noise", float, None, "chance a step moves the queen to a random open row; "
-               f"none means 0 on a plain board, {INSTANCE_NOISE} on an instance", minimum=0.0, maximum=1.0),
-        Option("restarts", int, None, "fresh boards after max_steps or when stuck; "
-               f"none means 0 on a plain board, {INSTANCE_RESTARTS} on an instance", minimum=0),
-    )  # fmt: skip
+        Option(
+            "max_steps", int, None, "repair steps per board before giving up; none means max(1000, 100 n)", minimum=0
+        ),
+        Option(
+            "noise",
+            float,
+            None,
+            "chance a step moves the queen to a random open row; "
+            f"none means 0 on a plain board, {INSTANCE_NOISE} on an instance",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+        Option(
+            "restarts",
+            int,
+            None,
+            "fresh boards after max_steps or when stuck; "
+            f"none means 0 on a plain board, {INSTANCE_RESTARTS} on an instance",
+            minimum=0,
+        ),
+    )
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         n = problem.n
         plain = problem.is_plain
         noise = options["noise"] if options["noise"] is not None else (0.0 if plain else INSTANCE_NOISE)
-        restarts_allowed = options["restarts"] if options["restarts"] is not None else (0 if plain else INSTANCE_RESTARTS)
+        restarts_allowed = (
+            options["restarts"] if options["restarts"] is not None else (0 if plain else INSTANCE_RESTARTS)
+        )
         max_steps = options["max_steps"] if options["max_steps"] is not None else max(1000, 100 * n)
         if problem.contradiction() is not None:
-            return Outcome(Status.GAVE_UP, None, 0, 0, {"initial_conflicts": 0, "stuck": 0, "restarts": 0, "noise_steps": 0})
+            return Outcome(
+                Status.GAVE_UP, None, 0, 0, {"initial_conflicts": 0, "stuck": 0, "restarts": 0, "noise_steps": 0}
+            )
         generator = numpy_rng(rng)
         open_rows = open_rows_of(problem)
         fixed = problem.fixed
@@ -196,15 +217,20 @@ class MinConflicts(Solver):
         stuck = False
 
         def outcome(status: Status) -> Outcome:
-            counters = {"initial_conflicts": initial_conflicts, "stuck": int(stuck), "restarts": restarts,
-                        "noise_steps": noise_steps}  # fmt: skip
+            counters = {
+                "initial_conflicts": initial_conflicts,
+                "stuck": int(stuck),
+                "restarts": restarts,
+                "noise_steps": noise_steps,
+            }
             return Outcome(status, None if board is None else board.queens, steps, moves, counters)
 
         while True:
             board = None  # a restart never holds two boards
             if options["init"] == "greedy":
-                board = LeanBoard(n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows,
-                                  budget.trace)  # fmt: skip
+                board = LeanBoard(
+                    n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows, budget.trace
+                )
             else:
                 board = LeanBoard.random(problem, generator, open_rows, budget.trace)
             moves += board.free_count

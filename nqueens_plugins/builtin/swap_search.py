@@ -78,7 +78,9 @@ class SwapSearch(Solver):
     supports_fixed = False
     traces = True
     max_n = MAX_N
-    bytes_per_queen = 16  # peak resident bytes per queen; measured 13.2 at n = 10^8 (worker or parent, verification included)
+    bytes_per_queen = (
+        16  # peak resident bytes per queen; measured 13.2 at n = 10^8 (worker or parent, verification included)
+    )
     options = (
         kernel_option("inner loops"),
         Option("tail", int, None, "queens left to the final search; none means the paper's choice", minimum=0),
@@ -107,8 +109,13 @@ class SwapSearch(Solver):
         queens: Any = None
 
         def outcome(status: Status) -> Outcome:
-            counters = {"restarts": restarts, "swaps": swaps, "swap_attempts": made, "greedy_placed": placed,
-                        "initial_collisions": initial_collisions}  # fmt: skip
+            counters = {
+                "restarts": restarts,
+                "swaps": swaps,
+                "swap_attempts": made,
+                "greedy_placed": placed,
+                "initial_collisions": initial_collisions,
+            }
             board = queens if isinstance(queens, np.ndarray) else np.asarray(queens, dtype=np.int64)
             return Outcome(status, board, iterations, moves, counters)
 
@@ -130,7 +137,9 @@ class SwapSearch(Solver):
                     else:  # a restart reuses the board: never two in memory at once
                         diagonals = anti = None  # freed before the next board's bit sets are made
                         for start in range(0, n, RESET_BLOCK):
-                            queens[start : start + RESET_BLOCK] = np.arange(start, min(n, start + RESET_BLOCK), dtype=np.int32)
+                            queens[start : start + RESET_BLOCK] = np.arange(
+                                start, min(n, start + RESET_BLOCK), dtype=np.int32
+                            )
                     taken, taken_anti = np.zeros(words, dtype=np.int64), np.zeros(words, dtype=np.int64)
                 else:
                     queens, taken, taken_anti = list(range(n)), [0] * words, [0] * words

@@ -279,4 +279,3 @@ class Budget:
     def restarted(self) -> Budget:
         """The same limits (and trace) with the clock starting now."""
         return Budget(self.seconds, self.iterations, trace=self.trace)
-

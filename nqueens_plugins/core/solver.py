@@ -120,14 +120,10 @@ class Solver:
         """Whether this variant can count all solutions."""
         return self.is_complete(options) if self.can_count is None else self.can_count
 
-    def solve(
-        self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]
-    ) -> Outcome:
+    def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         raise NotImplementedError
 
-    def count(
-        self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool
-    ) -> Count:
+    def count(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool) -> Count:
         """Count every solution (or, with ``unique``, every class under symmetry)."""
         raise NotImplementedError(f"{self.name} does not count")
 
@@ -181,8 +177,10 @@ class Solver:
         if self.bytes_per_queen is not None:
             needed, available = n * self.bytes_per_queen, available_memory()
             if available is not None and needed > available:
-                return (f"{self.name} needs about {needed / 2**30:.1f} GiB for n = {n:,}; "
-                        f"this machine has {available / 2**30:.1f} GiB available")  # fmt: skip
+                return (
+                    f"{self.name} needs about {needed / 2**30:.1f} GiB for n = {n:,}; "
+                    f"this machine has {available / 2**30:.1f} GiB available"
+                )
         return None
 
     def __repr__(self) -> str:
@@ -294,8 +292,10 @@ def expand_sweep(spec: str) -> list[str]:
         if any(not alternative for alternative in alternatives):
             raise BadInput(f"option {key!r} in {spec!r} has an empty alternative")
         choices.append([(key, alternative) for alternative in alternatives])
-    return [f"{name}[{','.join(f'{key}={value}' for key, value in combination)}]"
-            for combination in itertools.product(*choices)]  # fmt: skip
+    return [
+        f"{name}[{','.join(f'{key}={value}' for key, value in combination)}]"
+        for combination in itertools.product(*choices)
+    ]
 
 
 def split_specs(text: str) -> list[str]:

@@ -201,8 +201,10 @@ def verify_count(problem: Problem, count: Count) -> Verdict:
         return Verdict(None, "the count did not finish")
     if not problem.is_plain:
         if instance_contradiction(problem) is not None:
-            return ACCEPTED if int(count.solutions) == 0 else Verdict(
-                False, f"counted {int(count.solutions):,} solutions of an impossible instance"
+            return (
+                ACCEPTED
+                if int(count.solutions) == 0
+                else Verdict(False, f"counted {int(count.solutions):,} solutions of an impossible instance")
             )
         return Verdict(None, "counts of completion and blocked instances are settled by cross-check")
     expected = known_count(problem.n, count.unique)
@@ -210,7 +212,9 @@ def verify_count(problem: Problem, count: Count) -> Verdict:
         return Verdict(None, f"no published count for n = {problem.n}")
     if int(count.solutions) != expected:
         sequence = "A002562" if count.unique else "A000170"
-        return Verdict(False, f"counted {int(count.solutions):,}, but {sequence} gives {expected:,} for n = {problem.n}")
+        return Verdict(
+            False, f"counted {int(count.solutions):,}, but {sequence} gives {expected:,} for n = {problem.n}"
+        )
     return ACCEPTED
 
 

@@ -14,15 +14,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from nqueens_plugins.execution.judge import CountResult, judge_count
 from nqueens_plugins.core.problem import Count, Status
+from nqueens_plugins.execution.judge import CountResult, judge_count
 from nqueens_plugins.execution.service import Executor
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 
 
-def count_in_parts(
-    executor: Executor, task: Task, progress: Callable[[int, int], None] | None = None
-) -> CountResult:
+def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int], None] | None = None) -> CountResult:
     """A count split into the pieces the solver offers (``Solver.count_parts``), counted as
     separate tasks by ``executor`` (the workers of a cluster), added up here and verified.
 
@@ -59,7 +57,9 @@ def count_in_parts(
                 counted = executed.outcome
                 problem = executed.error or part_error(counted)
                 if problem is not None:
-                    failed = Executed(None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status)
+                    failed = Executed(
+                        None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status
+                    )
                     return judge_count(task.variant, task.problem, task.unique, failed)
                 total += int(counted.solutions)
                 iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0

@@ -27,10 +27,10 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
-from nqueens_plugins.execution.counting import count_in_parts
-from nqueens_plugins.execution import dask_chunks
-from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.execution import dask_chunks
+from nqueens_plugins.execution.counting import count_in_parts
+from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
 from nqueens_plugins.execution.judge import Answer, conclude
 from nqueens_plugins.execution.service import Executor
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
@@ -40,6 +40,7 @@ CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many re
 WINDOW_PER_WORKER = 4  # chunks in flight per Dask worker
 CONNECT_SECONDS = 10
 INSTALL_HINT = "pip install 'nqueens-plugins[dask]'"
+
 
 def in_chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
     """Consecutive lists of ``size`` tasks, read lazily (a long grid is never copied whole)."""
@@ -59,9 +60,13 @@ class DaskExecutor(Executor):
     """The execution service's interface (``map``, ``run``, ``close``) over a Dask cluster."""
 
     def __init__(
-        self, address: str | None = None, *, client: Any = None, chunk_size: int = CHUNK_SIZE,
+        self,
+        address: str | None = None,
+        *,
+        client: Any = None,
+        chunk_size: int = CHUNK_SIZE,
         connect_seconds: float = CONNECT_SECONDS,
-    ) -> None:  # fmt: skip
+    ) -> None:
         try:
             from distributed import Client
         except ImportError:
@@ -83,12 +88,19 @@ class DaskExecutor(Executor):
         try:
             theirs = self.client.run(dask_chunks.installed_plugins)  # the worker-side function, by reference
         except Exception as exc:  # noqa: BLE001 - a worker without this package raises ImportError there
-            raise BadInput(f"the Dask workers cannot run nqueens-plugins ({type(exc).__name__}: {exc}); install it there") from None
+            raise BadInput(
+                f"the Dask workers cannot run nqueens-plugins ({type(exc).__name__}: {exc}); install it there"
+            ) from None
         for worker, versions in sorted(theirs.items()):
             differences = [
                 f"{name} {versions.get(name, 'missing')} there, {version} here"
-                for name, version in sorted(mine.items()) if versions.get(name) != version
-            ] + [f"{name} {version} there, missing here" for name, version in sorted(versions.items()) if name not in mine]  # fmt: skip
+                for name, version in sorted(mine.items())
+                if versions.get(name) != version
+            ] + [
+                f"{name} {version} there, missing here"
+                for name, version in sorted(versions.items())
+                if name not in mine
+            ]
             if differences:
                 raise BadInput(f"Dask worker {worker} has other plugin versions: {'; '.join(differences)}")
         if not theirs:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import copy
 
-from nqueens_plugins.execution.calls import execute, execute_count
-from nqueens_plugins.execution.judge import CountResult, Result, judge, judge_count
 from nqueens_plugins.core.problem import Budget, Problem
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.calls import execute, execute_count
+from nqueens_plugins.execution.judge import CountResult, Result, judge, judge_count
 from nqueens_plugins.execution.tasks import check_countable, check_runnable, start_trace
 
 

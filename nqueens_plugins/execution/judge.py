@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from nqueens_plugins.core.problem import Count, Outcome, Problem, Status, Trace
-from nqueens_plugins.formats.records import instance_fields
 from nqueens_plugins.core.solver import Variant
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 from nqueens_plugins.core.verify import verify_count, verify_outcome
+from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.formats.records import instance_fields
 
 QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
 
@@ -108,10 +108,16 @@ Answer = Result | CountResult
 
 def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
     """Verify what a solver returned and make the result of the run."""
-    base: dict[str, Any] = dict(
-        solver=variant.label, name=variant.name, options=dict(variant.given), problem=problem,
-        seed=seed, trial=trial, seconds=executed.seconds, trace=executed.trace,
-    )  # fmt: skip
+    base: dict[str, Any] = {
+        "solver": variant.label,
+        "name": variant.name,
+        "options": dict(variant.given),
+        "problem": problem,
+        "seed": seed,
+        "trial": trial,
+        "seconds": executed.seconds,
+        "trace": executed.trace,
+    }
     if executed.error is not None:
         return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
     outcome = executed.outcome
@@ -133,7 +139,7 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
 
 def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Executed) -> CountResult:
     """Verify a count (OEIS for plain boards) and make its result; never raises on a bad Count."""
-    base: dict[str, Any] = dict(solver=variant.label, problem=problem, unique=unique, seconds=executed.seconds)
+    base: dict[str, Any] = {"solver": variant.label, "problem": problem, "unique": unique, "seconds": executed.seconds}
     if executed.error is not None:
         return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)
     counted = executed.outcome
@@ -192,9 +198,7 @@ def clean_counters(counters: Any) -> tuple[dict[str, Any], list[str]]:
     clean: dict[str, Any] = {}
     dropped: list[str] = []
     for key, value in counters.items():
-        if isinstance(value, bool):
-            clean[str(key)] = int(value)
-        elif isinstance(value, int) or hasattr(value, "__index__"):
+        if isinstance(value, (bool, int)) or hasattr(value, "__index__"):
             clean[str(key)] = int(value)
         elif isinstance(value, float) and math.isfinite(value):
             clean[str(key)] = value

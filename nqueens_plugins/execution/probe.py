@@ -165,9 +165,13 @@ def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, Ve
         read_end, write_end = os.pipe()
         child = subprocess.Popen(
             [sys.executable, "-c", PROBE_PROGRAM, point.value, str(write_end)],
-            pass_fds=(write_end,), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, env=environment,
-        )  # fmt: skip
+            pass_fds=(write_end,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            env=environment,
+        )
         os.close(write_end)
         started.append((point, child, read_end))
     deadline = time.monotonic() + PROBE_SECONDS
@@ -203,7 +207,7 @@ def read_verdict(said: bytes, code: int | None) -> Verdict:
     if not said.startswith(SURVIVED):
         return Verdict(death_of_importer(code))
     try:
-        names = json.loads(said[len(SURVIVED):])
+        names = json.loads(said[len(SURVIVED) :])
     except ValueError:
         return Verdict("")  # names cut short: not known
     if not isinstance(names, list):

@@ -42,11 +42,12 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
+from typing import Self
 
-from nqueens_plugins.execution import probe, processes
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.execution.judge import Answer, conclude
 from nqueens_plugins.core.problem import Status
+from nqueens_plugins.execution import probe, processes
+from nqueens_plugins.execution.judge import Answer, conclude
 from nqueens_plugins.execution.tasks import Executed, Task
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
@@ -80,10 +81,19 @@ class WorkerProcess:
         environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
         try:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "nqueens_plugins.execution.worker", str(to_child_read), str(from_child_write), str(os.getpid())],
-                pass_fds=(to_child_read, from_child_write), stdin=subprocess.DEVNULL, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "nqueens_plugins.execution.worker",
+                    str(to_child_read),
+                    str(from_child_write),
+                    str(os.getpid()),
+                ],
+                pass_fds=(to_child_read, from_child_write),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
                 env=environment,
-            )  # fmt: skip
+            )
         finally:
             os.close(to_child_read)
             os.close(from_child_write)
@@ -164,7 +174,7 @@ class Executor(abc.ABC):
     def close(self) -> None:
         """Release what the backend holds (idle workers, a cluster connection)."""
 
-    def __enter__(self) -> Executor:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -281,7 +291,9 @@ class LocalExecutor(Executor):
             if worker.ready:
                 answers.append((task, killed(task, elapsed, during_warm_up=not worker.running), None))
             else:
-                answers.append((task, Executed(None, 0.0, f"worker process did not start within {STARTUP_LIMIT:g} s"), None))
+                answers.append(
+                    (task, Executed(None, 0.0, f"worker process did not start within {STARTUP_LIMIT:g} s"), None)
+                )
             self.requeue(worker, pending)
         return answers
 

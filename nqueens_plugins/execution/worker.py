@@ -36,8 +36,8 @@ import signal
 import sys
 import threading
 import time
-from multiprocessing.connection import Connection
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 
 from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import perform
@@ -87,10 +87,8 @@ def warm_up(task: Task, warmed: set[str]) -> bool:
     if name in warmed:
         return False
     warmed.add(name)
-    try:
+    with contextlib.suppress(BaseException):  # a failing warm-up is the timed call's to report
         task.variant.solver.warm_up(dict(task.variant.options))
-    except BaseException:  # noqa: BLE001 - a failing warm-up is the timed call's to report
-        pass
     return True
 
 

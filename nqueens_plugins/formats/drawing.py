@@ -52,18 +52,22 @@ def board_svg(
     if n > MAX_DRAWN:
         raise ValueError(f"boards above {MAX_DRAWN} x {MAX_DRAWN} are not drawn")
     cell = size / max(n, 1)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}" '
-             f'role="img">']  # fmt: skip
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}" role="img">'
+    parts = [svg]
     if title:
         parts.append(f"<title>{escape(title)}</title>")
     for row in range(n):
         for column in range(n):
             colour = LIGHT if (row + column) % 2 == 0 else DARK
-            parts.append(f'<rect x="{column * cell:.2f}" y="{row * cell:.2f}" width="{cell:.2f}" height="{cell:.2f}" '
-                         f'fill="{colour}"/>')  # fmt: skip
+            parts.append(
+                f'<rect x="{column * cell:.2f}" y="{row * cell:.2f}" width="{cell:.2f}" height="{cell:.2f}" '
+                f'fill="{colour}"/>'
+            )
     for column, row in blocked:
-        parts.append(f'<rect x="{column * cell:.2f}" y="{row * cell:.2f}" width="{cell:.2f}" height="{cell:.2f}" '
-                     f'fill="{BLOCKED}" opacity="0.85"/>')  # fmt: skip
+        parts.append(
+            f'<rect x="{column * cell:.2f}" y="{row * cell:.2f}" width="{cell:.2f}" height="{cell:.2f}" '
+            f'fill="{BLOCKED}" opacity="0.85"/>'
+        )
     if queens is not None:
         attacked = attacked_columns(queens)
         fixed = fixed or {}
@@ -72,10 +76,14 @@ def board_svg(
             x, y = (column + 0.5) * cell, (row + 0.5) * cell
             hollow = column in fixed
             fill = "none" if hollow else QUEEN
-            parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="{radius:.2f}" fill="{fill}" stroke="{QUEEN}" '
-                         f'stroke-width="{max(cell * 0.06, 1):.2f}"/>')  # fmt: skip
+            parts.append(
+                f'<circle cx="{x:.2f}" cy="{y:.2f}" r="{radius:.2f}" fill="{fill}" stroke="{QUEEN}" '
+                f'stroke-width="{max(cell * 0.06, 1):.2f}"/>'
+            )
             if column in attacked:
-                parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="{cell * 0.45:.2f}" fill="none" stroke="{ATTACKED}" '
-                             f'stroke-width="{max(cell * 0.08, 1.5):.2f}" class="attacked"/>')  # fmt: skip
+                parts.append(
+                    f'<circle cx="{x:.2f}" cy="{y:.2f}" r="{cell * 0.45:.2f}" fill="none" stroke="{ATTACKED}" '
+                    f'stroke-width="{max(cell * 0.08, 1.5):.2f}" class="attacked"/>'
+                )
     parts.append("</svg>")
     return "".join(parts)

@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.formats.inputs import make_problem
 
 JSON_FORMAT = "nqueens-instance"
 JSON_VERSION = 1
@@ -82,7 +82,9 @@ class Diagonals:
     def instance(self, count: int) -> Problem:
         if not 0 <= count <= len(self.diagonals):
             raise BadInput(f"{self.source}: @{count} is beyond its list of {len(self.diagonals)} diagonals")
-        return make_problem(self.n, blocked=diagonal_squares(self.n, self.diagonals[:count]), source=f"{self.source}@{count}")
+        return make_problem(
+            self.n, blocked=diagonal_squares(self.n, self.diagonals[:count]), source=f"{self.source}@{count}"
+        )
 
 
 def diagonal_squares(n: int, diagonals: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
@@ -282,12 +284,16 @@ def parse_essence(statements: dict[str, tuple[str, int]], text: str, name: str) 
     blocked = []
     for row, column, offset in pairs(statements, "blocks", text, name) if "blocks" in statements else []:
         if not (1 <= row <= n and 1 <= column <= n):
-            raise BadInput(f"{name}:{line_of(text, offset)}: blocked square [{row},{column}] is off the board (1-based, n = {n})")
+            raise BadInput(
+                f"{name}:{line_of(text, offset)}: blocked square [{row},{column}] is off the board (1-based, n = {n})"
+            )
         blocked.append((column - 1, row - 1))
     fixed: dict[int, int] = {}
     for row, column, offset in pairs(statements, "init", text, name) if "init" in statements else []:
         if not (0 <= row < n and 0 <= column < n):
-            raise BadInput(f"{name}:{line_of(text, offset)}: queen [{row},{column}] is off the board (0-based, n = {n})")
+            raise BadInput(
+                f"{name}:{line_of(text, offset)}: queen [{row},{column}] is off the board (0-based, n = {n})"
+            )
         if column in fixed and fixed[column] != row:
             raise BadInput(f"{name}:{line_of(text, offset)}: two queens in column {column}")
         fixed[column] = row
@@ -314,7 +320,9 @@ def parse_diagonals(statements: dict[str, tuple[str, int]], text: str, name: str
 def select_diagonals(diagonals: Diagonals, selection: str | None, name: str) -> list[Problem]:
     total = len(diagonals.diagonals)
     if selection is None:
-        raise BadInput(f"{name} lists {total} excluded diagonals: choose how many with {name}@d (0..{total}), @a..b or @all")
+        raise BadInput(
+            f"{name} lists {total} excluded diagonals: choose how many with {name}@d (0..{total}), @a..b or @all"
+        )
     if selection == "all":
         counts = range(total + 1)
     elif ".." in selection:
@@ -333,7 +341,7 @@ def parse_json(text: str, name: str) -> Problem:
     except json.JSONDecodeError as exc:
         raise BadInput(f"{name}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
-        raise BadInput(f"{name}: a JSON instance needs \"format\": \"{JSON_FORMAT}\"")
+        raise BadInput(f'{name}: a JSON instance needs "format": "{JSON_FORMAT}"')
     return problem_from_json(data, name)
 
 

@@ -117,7 +117,7 @@ def cpu_name() -> str:
 
 
 def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -176,9 +176,9 @@ def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[d
             continue
         try:
             item = json.loads(raw)
-            if not isinstance(item, dict):
-                raise ValueError("not an object")
         except (ValueError, UnicodeDecodeError):
+            item = None
+        if not isinstance(item, dict):
             if not seen_any:
                 raise BadInput(f"{name!r} is not an nqueens results file (line {number} is not a header)") from None
             if not complete:
@@ -239,9 +239,7 @@ def valid_record(item: Mapping[str, Any]) -> bool:
 class ResultsWriter:
     """Appends one JSON line per record and flushes it, so a kill loses nothing finished."""
 
-    def __init__(
-        self, path: Path, *, resume: bool, command: str | None, grid: Mapping[str, Any] | None = None
-    ) -> None:
+    def __init__(self, path: Path, *, resume: bool, command: str | None, grid: Mapping[str, Any] | None = None) -> None:
         self.path = path
         self.done: set[tuple[Any, ...]] = set()
         self.headers: list[dict[str, Any]] = []
@@ -258,7 +256,9 @@ class ResultsWriter:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             self._file.close()
-            raise BadInput(f"{str(path)!r} is being written by another nqueens command; wait for it or choose another --out") from None
+            raise BadInput(
+                f"{str(path)!r} is being written by another nqueens command; wait for it or choose another --out"
+            ) from None
         if exists:  # read under the lock, so what is skipped is what is there
             loaded = Loaded()
             self.done = {run_key(r) for r in scan_records(path, loaded)}
@@ -331,7 +331,10 @@ def grid_difference(
     old, new = list(written.get("solvers") or []), list(grid["solvers"])
     if set(old) != set(new):
         added, missing = [s for s in new if s not in old], [s for s in old if s not in new]
-        parts = [f"not in it: {', '.join(added)}" if added else "", f"only in it: {', '.join(missing)}" if missing else ""]
+        parts = [
+            f"not in it: {', '.join(added)}" if added else "",
+            f"only in it: {', '.join(missing)}" if missing else "",
+        ]
         return "other solvers (" + "; ".join(part for part in parts if part) + ")"
     if set(written.get("boards") or []) != set(grid["boards"]):
         return "other board sizes or instances"
@@ -345,4 +348,3 @@ def ends_with_newline(path: Path) -> bool:
             return True
         handle.seek(-1, os.SEEK_END)
         return handle.read(1) == b"\n"
-

@@ -38,11 +38,12 @@ from importlib import metadata
 import pluggy
 
 from nqueens_plugins.core import hookspecs
+from nqueens_plugins.core.solver import parse_spec, split_specs
 from nqueens_plugins.execution import probe
-from nqueens_plugins.execution.probe import DISABLE_VARIABLE as DISABLE_VARIABLE  # named here for users of the loader
 from nqueens_plugins.execution.probe import disabled_plugins, installed_entry_points
 from nqueens_plugins.loading.registry import LoadError, PluginRegister, Registry, Source
-from nqueens_plugins.core.solver import parse_spec, split_specs
+
+DISABLE_VARIABLE = probe.DISABLE_VARIABLE  # named here too, for users of the loader
 
 # One module per family of methods; each is an ordinary plugin.
 BUILTIN_PLUGINS: tuple[str, ...] = (

@@ -15,7 +15,14 @@ from typing import Any
 
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.solver import (
-    NAME_PATTERN, OPTION_TYPES, Solver, Variant, expand_sweep, parse_spec, resolve_options, split_specs,
+    NAME_PATTERN,
+    OPTION_TYPES,
+    Solver,
+    Variant,
+    expand_sweep,
+    parse_spec,
+    resolve_options,
+    split_specs,
 )
 
 
@@ -60,7 +67,9 @@ class Registry:
     blocked: list[str] = field(default_factory=list)
     probe_refusals: dict[str, str] = field(default_factory=dict)  # entry point -> why its import is not tried
     clashes: dict[str, list[Source]] = field(default_factory=dict)  # a solver name two plugins claim -> both
-    not_imported: list[str] = field(default_factory=list)  # entry points left out: they supply none of the names asked for
+    not_imported: list[str] = field(
+        default_factory=list
+    )  # entry points left out: they supply none of the names asked for
 
     def clash_errors(self) -> list[LoadError]:
         """One error per plugin that claimed a solver name another installed plugin claims too."""
@@ -68,7 +77,9 @@ class Registry:
         for name, sources in sorted(self.clashes.items()):
             everyone = " and ".join(source.describe() for source in sources)
             for source in sources:
-                message = f"solver name {name!r} is claimed by {everyone}: refused for all of them; uninstall all but one"
+                message = (
+                    f"solver name {name!r} is claimed by {everyone}: refused for all of them; uninstall all but one"
+                )
                 errors.append(LoadError(source, message))
         return errors
 
@@ -94,7 +105,7 @@ class Registry:
             raise BadInput(f"{spec!r} is a sweep of several variants (a|b): give it to compare, which runs each")
         clash = set(raw) & set(options)
         if clash:
-            raise BadInput(f"option {sorted(clash)[0]!r} is given twice for {name}")
+            raise BadInput(f"option {min(clash)!r} is given twice for {name}")
         return resolve_options(self.get(name).solver, raw | options)
 
     def variants(self, specs: str | Sequence[str]) -> list[Variant]:

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.formats.inputs import make_problem
-from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.core.problem import Problem, Status
-from nqueens_plugins.execution.service import Executor, LocalExecutor
-from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
+from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.execution.service import Executor, LocalExecutor
+from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+from nqueens_plugins.formats.inputs import make_problem
 
 
 @dataclass
@@ -47,9 +47,15 @@ class Check:
 
 
 def cross_check_sizes(
-    variants: Sequence[Variant], sizes: Sequence[int], *, seed: int = 0, timeout: float | None = 10.0, jobs: int = 0,
-    executor: Executor | None = None, memory: int | None = None,
-) -> list[Check]:  # fmt: skip
+    variants: Sequence[Variant],
+    sizes: Sequence[int],
+    *,
+    seed: int = 0,
+    timeout: float | None = 10.0,
+    jobs: int = 0,
+    executor: Executor | None = None,
+    memory: int | None = None,
+) -> list[Check]:
     """Every counting variant counts each n and every variant solves it, all in one isolated batch.
 
     A count or solve that runs out of time is inconclusive, not a disagreement:
@@ -100,7 +106,9 @@ def count_checks(n: int, results: Sequence[tuple[Variant, Any]]) -> tuple[list[C
     counts: dict[str, int] = {}
     for variant, result in results:
         if result.status == Status.TIMED_OUT:
-            checks.append(Check(n, variant.label, "count", "timed-out", shown, True, "inconclusive: " + (result.reason or "")))
+            checks.append(
+                Check(n, variant.label, "count", "timed-out", shown, True, "inconclusive: " + (result.reason or ""))
+            )
             continue
         if result.status != Status.SOLVED or result.solutions is None:
             checks.append(Check(n, variant.label, "count", result.status, shown, False, result.reason or ""))
@@ -116,14 +124,18 @@ def count_checks(n: int, results: Sequence[tuple[Variant, Any]]) -> tuple[list[C
     return checks, reference
 
 
-def judge_solve(n: int, variant: Variant, status: str, verified: bool | None, reason: str | None, solvable: bool | None) -> Check:
+def judge_solve(
+    n: int, variant: Variant, status: str, verified: bool | None, reason: str | None, solvable: bool | None
+) -> Check:
     label = variant.label
     if status == "solved":
         agrees = verified is True and solvable is not False
         return Check(n, label, "solve", "solved", "solvable" if solvable else "no solution", agrees, reason or "")
     if status == "no-solution":
         agrees = solvable is False
-        return Check(n, label, "solve", "no-solution", "no solution" if solvable is False else "solvable", agrees, reason or "")
+        return Check(
+            n, label, "solve", "no-solution", "no solution" if solvable is False else "solvable", agrees, reason or ""
+        )
     if status in ("gave-up", "timed-out") and not variant.complete:
         # Incomplete methods may fail; that is not a wrong answer.
         return Check(n, label, "solve", status, "any (incomplete)", True, reason or "")
@@ -136,8 +148,12 @@ def judge_solve(n: int, variant: Variant, status: str, verified: bool | None, re
 # --- instances -----------------------------------------------------------------
 
 SATISFIABLE, UNSATISFIABLE, UNCONFIRMED, UNDECIDED, DISAGREEMENT = (
-    "satisfiable", "unsatisfiable", "unsatisfiable (unconfirmed)", "undecided", "DISAGREEMENT",
-)  # fmt: skip
+    "satisfiable",
+    "unsatisfiable",
+    "unsatisfiable (unconfirmed)",
+    "undecided",
+    "DISAGREEMENT",
+)
 
 
 @dataclass
@@ -148,7 +164,7 @@ class InstanceCheck:
     id: str
     n: int
     verdict: str  # one of the constants above
-    answers: dict[str, str] = field(default_factory=dict)  # solver variant -> status
+    answers: dict[str, Status] = field(default_factory=dict)  # solver variant -> status
     counts: dict[str, int] = field(default_factory=dict)  # counting variant -> solutions
     published: bool | None = None  # the published answer: satisfiable or not; None if none
     detail: str = ""
@@ -204,7 +220,9 @@ def cross_check_instances(
     counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
     for task, answer in run_tasks(tasks, jobs, executor):
         if task.kind == TaskKind.COUNT:
-            value = answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
+            value = (
+                answer.solutions if answer.status == Status.SOLVED and answer.solutions is not None else answer.status
+            )
             counts[task.problem.id][task.variant.label] = value
         else:
             results[task.problem.id].append(answer)
@@ -215,7 +233,9 @@ def cross_check_instances(
     return checks, skipped
 
 
-def judge_instance(problem: Problem, results: Sequence[Result], counts: Mapping[str, int | str], published: bool | None) -> InstanceCheck:
+def judge_instance(
+    problem: Problem, results: Sequence[Result], counts: Mapping[str, int | str], published: bool | None
+) -> InstanceCheck:
     answers = {r.solver: r.status for r in results}
     problems_seen = []
     solved = [r for r in results if r.solved]
@@ -233,7 +253,9 @@ def judge_instance(problem: Problem, results: Sequence[Result], counts: Mapping[
         problems_seen.append("counts differ: " + ", ".join(f"{label}={value:,}" for label, value in exact.items()))
     refuters |= {label.split("[")[0] for label, value in exact.items() if value == 0}
     if solved and refuters:
-        problems_seen.append(f"solved by {solved[0].solver}, but no solution according to {', '.join(sorted(refuters))}")
+        problems_seen.append(
+            f"solved by {solved[0].solver}, but no solution according to {', '.join(sorted(refuters))}"
+        )
     if any(value > 0 for value in exact.values()) and refuters:
         problems_seen.append("a count above 0 contradicts a no-solution")
     if problems_seen:

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.loading import host
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.formats.inputs import make_problem
-from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.core.problem import Problem
-from nqueens_plugins.formats.records import ResultsWriter, run_record
-from nqueens_plugins.execution.service import Executor, LocalExecutor
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.execution.service import Executor, LocalExecutor
 from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.records import ResultsWriter, run_record
+from nqueens_plugins.loading import host
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -89,7 +89,15 @@ class Grid:
                 takers.append(variant)
             for trial in range(self.trials):
                 tasks.extend(
-                    Task(TaskKind.SOLVE, v, problem, seed=self.seed, trial=trial, timeout=self.timeout, memory=self.memory)
+                    Task(
+                        TaskKind.SOLVE,
+                        v,
+                        problem,
+                        seed=self.seed,
+                        trial=trial,
+                        timeout=self.timeout,
+                        memory=self.memory,
+                    )
                     for v in takers
                 )
         if not tasks:
@@ -136,8 +144,9 @@ def stream(
         try:
             for _, result in backend.map(tasks):
                 assert isinstance(result, Result)
-                record = run_record(result.to_dict(keep_queens=True if keep_queens else None), sources.get(result.name),
-                                    grid.timeout)  # fmt: skip
+                record = run_record(
+                    result.to_dict(keep_queens=True if keep_queens else None), sources.get(result.name), grid.timeout
+                )
                 if writer:
                     writer.write(record)
                 yield record

@@ -54,10 +54,16 @@ class Runs:
     limit: float | None  # seconds; None when the runs had no time limit
 
     @classmethod
-    def of(cls, seconds: Sequence[float], iterations: Sequence[float], solved: Sequence[bool] | Sequence[int],
-           limit: float | None) -> Runs:  # fmt: skip
-        return cls(np.asarray(seconds, dtype=float), np.asarray(iterations, dtype=float), np.asarray(solved, dtype=bool),
-                   limit)  # fmt: skip
+    def of(
+        cls,
+        seconds: Sequence[float],
+        iterations: Sequence[float],
+        solved: Sequence[bool] | Sequence[int],
+        limit: float | None,
+    ) -> Runs:
+        return cls(
+            np.asarray(seconds, dtype=float), np.asarray(iterations, dtype=float), np.asarray(solved, dtype=bool), limit
+        )
 
     def __len__(self) -> int:
         return len(self.seconds)
@@ -120,6 +126,7 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
     ratio = math.nan if math.isinf(mine) and math.isinf(theirs) else mine / theirs  # 0: only the variant solves
     low = high = None
     if variant.solved.any() and baseline.solved.any() and len(variant) > 1 and len(baseline) > 1:
+
         def ratio_of(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
             # a, b: resampled run indices; ERT of each resample, inf where it holds no success
             a_ert = take_ert(variant, a, axis)
@@ -163,8 +170,14 @@ def percentile_interval(sizes: Sequence[int], statistic: Any, seed: int) -> tupl
     samples = tuple(np.arange(size, dtype=float) for size in sizes)
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore")  # resamples without a success give infinite or undefined values
-        result = stats.bootstrap(samples, statistic, n_resamples=BOOTSTRAP_RESAMPLES, vectorized=True,
-                                 method="percentile", random_state=np.random.default_rng(seed))  # fmt: skip
+        result = stats.bootstrap(
+            samples,
+            statistic,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            vectorized=True,
+            method="percentile",
+            random_state=np.random.default_rng(seed),
+        )
     return float(result.confidence_interval.low), float(result.confidence_interval.high)
 
 

@@ -125,13 +125,19 @@ def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Gro
     mixed_seeds = len(seeds) > 1
     mixed_versions = sorted(solver for solver, found in versions.items() if len(found) > 1)
     if mixed_seeds:
-        notes.append(f"the file mixes runs made with seeds {', '.join(str(s) for s in sorted(seeds, key=str))}: "
-                     "each seed is summarised apart, not pooled")  # fmt: skip
+        notes.append(
+            f"the file mixes runs made with seeds {', '.join(str(s) for s in sorted(seeds, key=str))}: "
+            "each seed is summarised apart, not pooled"
+        )
     if mixed_versions:
-        notes.append(f"the file mixes versions of {', '.join(mixed_versions)}: each version is summarised apart, not pooled")
+        notes.append(
+            f"the file mixes versions of {', '.join(mixed_versions)}: each version is summarised apart, not pooled"
+        )
     merged: dict[GroupKey, Group] = defaultdict(Group)  # keyed by seed and version only where they vary
     for (solver, n, instance, seed, version), group in groups.items():
-        target = merged[(solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)]
+        target = merged[
+            (solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)
+        ]
         for name in ("seconds", "iterations", "moves", "solved", "counted", "answered"):
             getattr(target, name).extend(getattr(group, name))
         target.statuses.update(group.statuses)
@@ -163,18 +169,32 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
         quartiles = [censored_quantile(runs, q) for q in (0.25, 0.5, 0.75)]
         rows.append(
             SummaryRow(
-                solver=solver, n=n, instance=instance or None, runs=len(runs), solved=solved,
-                success_rate=solved / len(runs), success_low=low, success_high=high, time_limit=runs.limit,
-                q25_seconds=finite(quartiles[0]), median_seconds=finite(quartiles[1]), q75_seconds=finite(quartiles[2]),
-                ert_seconds=finite(ert(runs.seconds, runs.solved)), ert_iterations=finite(ert(runs.iterations, runs.solved)),
+                solver=solver,
+                n=n,
+                instance=instance or None,
+                runs=len(runs),
+                solved=solved,
+                success_rate=solved / len(runs),
+                success_low=low,
+                success_high=high,
+                time_limit=runs.limit,
+                q25_seconds=finite(quartiles[0]),
+                median_seconds=finite(quartiles[1]),
+                q75_seconds=finite(quartiles[2]),
+                ert_seconds=finite(ert(runs.seconds, runs.solved)),
+                ert_iterations=finite(ert(runs.iterations, runs.solved)),
                 par10_seconds=par(runs),
                 mean_iterations=float(np.mean(runs.iterations[counted])) if counted.any() else None,
                 mean_moves=float(np.mean(np.asarray(group.moves)[counted])) if counted.any() else None,
-                no_solution=group.statuses["no-solution"], gave_up=group.statuses["gave-up"],
-                timed_out=group.statuses["timed-out"], error=group.statuses["error"], invalid=group.statuses["invalid"],
-                seed=seed, version=version,
+                no_solution=group.statuses["no-solution"],
+                gave_up=group.statuses["gave-up"],
+                timed_out=group.statuses["timed-out"],
+                error=group.statuses["error"],
+                invalid=group.statuses["invalid"],
+                seed=seed,
+                version=version,
             )
-        )  # fmt: skip
+        )
     return rows
 
 
@@ -209,7 +229,18 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
             continue
         mine, theirs = groups[key].runs(), base[(n, instance)].runs()
         compared = compare_to_baseline(mine, theirs)
-        rows.append(BaselineRow(solver, n, instance or None, len(mine), len(theirs), finite(compared.ert_ratio)
-                                if not math.isnan(compared.ert_ratio) else None, compared.ratio_low,
-                                compared.ratio_high, compared.p_value, compared.verdict()))  # fmt: skip
+        rows.append(
+            BaselineRow(
+                solver,
+                n,
+                instance or None,
+                len(mine),
+                len(theirs),
+                finite(compared.ert_ratio) if not math.isnan(compared.ert_ratio) else None,
+                compared.ratio_low,
+                compared.ratio_high,
+                compared.p_value,
+                compared.verdict(),
+            )
+        )
     return rows

@@ -23,9 +23,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.formats.drawing import ATTACKED, BLOCKED, DARK, LIGHT, QUEEN, attacked_columns, attacking_pairs
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import replay
+from nqueens_plugins.formats.drawing import ATTACKED, BLOCKED, DARK, LIGHT, QUEEN, attacked_columns, attacking_pairs
 
 FORMAT = "nqueens-trace"
 MAX_FRAMES = 2000
@@ -37,13 +37,21 @@ def trace_document(result: Any) -> dict[str, Any]:
     """What ``solve --trace FILE`` writes: the run and its steps."""
     trace = result.trace
     return {
-        "format": FORMAT, "format_version": 1, "solver": result.solver, "n": result.n,
-        "fixed": {str(c): r for c, r in result.fixed.items()}, "blocked": [list(s) for s in sorted(result.problem.blocked)],
-        "seed": result.seed, "status": str(result.status), "verified": result.verified,
+        "format": FORMAT,
+        "format_version": 1,
+        "solver": result.solver,
+        "n": result.n,
+        "fixed": {str(c): r for c, r in result.fixed.items()},
+        "blocked": [list(s) for s in sorted(result.problem.blocked)],
+        "seed": result.seed,
+        "status": str(result.status),
+        "verified": result.verified,
         "queens": None if result.queens is None else [int(r) for r in result.queens],
-        "iterations": result.iterations, "moves": result.moves,
-        "truncated": bool(trace.truncated), "events": [list(event) for event in trace.events],
-    }  # fmt: skip
+        "iterations": result.iterations,
+        "moves": result.moves,
+        "truncated": bool(trace.truncated),
+        "events": [list(event) for event in trace.events],
+    }
 
 
 def write_trace(result: Any, path: Path) -> None:
@@ -62,7 +70,11 @@ def read_trace(path: Path) -> dict[str, Any]:
         raise BadInput(f"trace {str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise BadInput(f"{str(path)!r} is not a trace file ({type(exc).__name__})") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT or not isinstance(document.get("events"), list):
+    if (
+        not isinstance(document, dict)
+        or document.get("format") != FORMAT
+        or not isinstance(document.get("events"), list)
+    ):
         raise BadInput(f"{str(path)!r} is not a trace file (written by nqueens solve --trace)")
     return document
 
@@ -181,10 +193,23 @@ show(asked ? Number(asked[1]) : 0);
 
 def html_page(document: Mapping[str, Any], frames: list[list[int]], steps: list[int], total: int) -> str:
     script = PAGE_SCRIPT
-    for name, colour in (("BLOCKED", BLOCKED), ("DARK", DARK), ("LIGHT", LIGHT), ("QUEEN", QUEEN), ("ATTACKED", ATTACKED)):
+    for name, colour in (
+        ("BLOCKED", BLOCKED),
+        ("DARK", DARK),
+        ("LIGHT", LIGHT),
+        ("QUEEN", QUEEN),
+        ("ATTACKED", ATTACKED),
+    ):
         script = script.replace(f'"{name}"', json.dumps(colour))
-    data = {"n": document["n"], "frames": frames, "steps": steps, "total": total - 1, "costs": [attacking_pairs(f) for f in frames],
-            "blocked": document.get("blocked") or [], "fixed": document.get("fixed") or {}}  # fmt: skip
+    data = {
+        "n": document["n"],
+        "frames": frames,
+        "steps": steps,
+        "total": total - 1,
+        "costs": [attacking_pairs(f) for f in frames],
+        "blocked": document.get("blocked") or [],
+        "fixed": document.get("fixed") or {},
+    }
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     left_out = "" if len(frames) == total else f" ({len(frames):,} of its {total:,} frames shown, evenly spaced)"
     cut = " The solver's trace was cut short at its event limit." if document.get("truncated") else ""
@@ -213,12 +238,16 @@ def svg_animation(document: Mapping[str, Any], frames: list[list[int]], seconds_
     n = int(document["n"])
     size, cell = 480, 480 / n
     blocked = {(int(c), int(r)) for c, r in document.get("blocked") or []}
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">',
-             f"<title>{escape(title_of(document))}</title>"]  # fmt: skip
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">',
+        f"<title>{escape(title_of(document))}</title>",
+    ]
     for row in range(n):
         for column in range(n):
             colour = BLOCKED if (column, row) in blocked else (LIGHT if (row + column) % 2 == 0 else DARK)
-            parts.append(f'<rect x="{column * cell:.1f}" y="{row * cell:.1f}" width="{cell:.1f}" height="{cell:.1f}" fill="{colour}"/>')
+            parts.append(
+                f'<rect x="{column * cell:.1f}" y="{row * cell:.1f}" width="{cell:.1f}" height="{cell:.1f}" fill="{colour}"/>'
+            )
     for index, board in enumerate(frames):
         last = index == len(frames) - 1
         begin = f"{index * seconds_per_frame:.2f}s"
@@ -231,8 +260,10 @@ def svg_animation(document: Mapping[str, Any], frames: list[list[int]], seconds_
             x, y = (column + 0.5) * cell, (row + 0.5) * cell
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{cell * 0.32:.1f}" fill="{QUEEN}"/>')
             if column in hit:
-                parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{cell * 0.45:.1f}" fill="none" stroke="{ATTACKED}" '
-                             f'stroke-width="{max(cell * 0.08, 1.5):.1f}"/>')  # fmt: skip
+                parts.append(
+                    f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{cell * 0.45:.1f}" fill="none" stroke="{ATTACKED}" '
+                    f'stroke-width="{max(cell * 0.08, 1.5):.1f}"/>'
+                )
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
@@ -246,8 +277,9 @@ def gif(document: Mapping[str, Any], frames: list[list[int]], output: Path) -> N
     plt = pyplot()
     n = int(document["n"])
     costs = [attacking_pairs(board) for board in frames]
-    figure, (board_axis, cost_axis) = plt.subplots(2, 1, figsize=(4.8, 6.2), gridspec_kw={"height_ratios": [4, 1]},
-                                                   constrained_layout=True)  # fmt: skip
+    figure, (board_axis, cost_axis) = plt.subplots(
+        2, 1, figsize=(4.8, 6.2), gridspec_kw={"height_ratios": [4, 1]}, constrained_layout=True
+    )
     blocked = {(int(c), int(r)) for c, r in document.get("blocked") or []}
     for row in range(n):
         for column in range(n):

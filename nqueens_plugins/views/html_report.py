@@ -17,8 +17,8 @@ from html import escape
 from typing import Any
 
 from nqueens_plugins.formats.drawing import board_svg
-from nqueens_plugins.views.report import SUMMARY_COLUMNS, baseline_cells, baseline_headers, row_label_columns
 from nqueens_plugins.results.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
+from nqueens_plugins.views.report import SUMMARY_COLUMNS, baseline_cells, baseline_headers, row_label_columns
 
 BOARDS_SHOWN = 6
 LARGEST_BOARD_SHOWN = 24
@@ -41,10 +41,17 @@ def sample_boards(records: Iterable[dict[str, Any]], kept: list[dict[str, Any]])
     seen: set[str] = set()
     for record in records:
         solver = str(record.get("solver"))
-        if (len(kept) < BOARDS_SHOWN and solver not in seen and record.get("verified") is True
-                and isinstance(record.get("queens"), list) and int(record["n"]) <= LARGEST_BOARD_SHOWN):  # fmt: skip
+        if (
+            len(kept) < BOARDS_SHOWN
+            and solver not in seen
+            and record.get("verified") is True
+            and isinstance(record.get("queens"), list)
+            and int(record["n"]) <= LARGEST_BOARD_SHOWN
+        ):
             seen.add(solver)
-            kept.append({key: record.get(key) for key in ("solver", "n", "queens", "fixed", "blocked", "seed", "trial")})
+            kept.append(
+                {key: record.get(key) for key in ("solver", "n", "queens", "fixed", "blocked", "seed", "trial")}
+            )
         yield record
 
 
@@ -58,12 +65,16 @@ def render_html(
 ) -> str:
     rows = summary_rows(groups)
     parts = [
-        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>nqueens report: {escape(name)}</title>", f"<style>{STYLE}</style></head><body>",
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>nqueens report: {escape(name)}</title>",
+        f"<style>{STYLE}</style></head><body>",
         f"<h1>nqueens report: {escape(name)}</h1>",
-        f"<p>{sum(row.runs for row in rows):,} runs of {len({row.solver for row in rows})} variants; every solved "
-        "board was verified by the host, again when this file was read.</p>",
-    ]  # fmt: skip
+        (
+            f"<p>{sum(row.runs for row in rows):,} runs of {len({row.solver for row in rows})} variants; every solved "
+            "board was verified by the host, again when this file was read.</p>"
+        ),
+    ]
     parts += [f'<p class="note">{escape(note)}</p>' for note in notes]
     parts.append("<h2>Provenance</h2>")
     parts += [provenance(header) for header in headers]
@@ -80,7 +91,7 @@ def render_html(
     except Exception as exc:  # noqa: BLE001 - the page is still worth having without its figure
         parts.append(f'<p class="note">no figure: {escape(str(exc))}</p>')
     if boards:
-        parts.append("<h2>Some verified boards</h2><div class=\"boards\">")
+        parts.append('<h2>Some verified boards</h2><div class="boards">')
         for board in boards:
             fixed = {int(column): int(row) for column, row in (board.get("fixed") or {}).items()}
             blocked = [tuple(square) for square in board.get("blocked") or []]
@@ -94,11 +105,15 @@ def render_html(
 
 
 def provenance(header: Mapping[str, Any]) -> str:
-    fields = [("created", header.get("created")), ("command", header.get("command")),
-              ("python", f"{header.get('implementation', '')} {header.get('python', '')}"),
-              ("platform", header.get("platform")), ("cpu", f"{header.get('cpu')} x {header.get('cpu_count')}"),
-              ("packages", ", ".join(f"{k} {v}" for k, v in (header.get("packages") or {}).items())),
-              ("grid", json.dumps(header.get("grid"), sort_keys=True) if header.get("grid") else None)]  # fmt: skip
+    fields = [
+        ("created", header.get("created")),
+        ("command", header.get("command")),
+        ("python", f"{header.get('implementation', '')} {header.get('python', '')}"),
+        ("platform", header.get("platform")),
+        ("cpu", f"{header.get('cpu')} x {header.get('cpu_count')}"),
+        ("packages", ", ".join(f"{k} {v}" for k, v in (header.get("packages") or {}).items())),
+        ("grid", json.dumps(header.get("grid"), sort_keys=True) if header.get("grid") else None),
+    ]
     items = "".join(f"<dt>{escape(label)}</dt><dd>{escape(str(value))}</dd>" for label, value in fields if value)
     return f'<dl class="provenance">{items}</dl>'
 
@@ -108,7 +123,8 @@ def summary_table(rows: Sequence[SummaryRow]) -> str:
     text = {"solver", "instance", "version", "other outcomes"}
     head = "".join(f'<th class="{"text" if title in text else ""}">{escape(title)}</th>' for title, _ in columns)
     body = "".join(
-        "<tr>" + "".join(f'<td class="{"text" if title in text else ""}">{escape(cell(row))}</td>' for title, cell in columns)
+        "<tr>"
+        + "".join(f'<td class="{"text" if title in text else ""}">{escape(cell(row))}</td>' for title, cell in columns)
         + "</tr>"
         for row in rows
     )
@@ -118,8 +134,10 @@ def summary_table(rows: Sequence[SummaryRow]) -> str:
 def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
     with_instances = any(row.instance for row in rows)
     head = "".join(f"<th>{escape(title)}</th>" for title in baseline_headers(baseline, with_instances))
-    body = "".join("<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in baseline_cells(row, with_instances)) + "</tr>"
-                   for row in rows)  # fmt: skip
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in baseline_cells(row, with_instances)) + "</tr>"
+        for row in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 

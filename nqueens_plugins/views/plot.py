@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.results.summary import Group, GroupKey, natural_order, summary_rows
 from nqueens_plugins.results.statistics import ecdf, ert_interval
+from nqueens_plugins.results.summary import Group, GroupKey, natural_order, summary_rows
 
 FORMATS = (".png", ".svg", ".pdf")
 MAX_ECDF_PANELS = 4
@@ -79,8 +79,11 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             return family_figure(groups, plt)
         return instance_figure(groups, plt)
     sizes = sorted({key[1] for key in groups})
-    shown = sizes if len(sizes) <= MAX_ECDF_PANELS else [sizes[round(i * (len(sizes) - 1) / (MAX_ECDF_PANELS - 1))]
-                                                         for i in range(MAX_ECDF_PANELS)]  # fmt: skip
+    shown = (
+        sizes
+        if len(sizes) <= MAX_ECDF_PANELS
+        else [sizes[round(i * (len(sizes) - 1) / (MAX_ECDF_PANELS - 1))] for i in range(MAX_ECDF_PANELS)]
+    )
     figure = plt.figure(figsize=(12, 8.4), constrained_layout=True)
     grid = figure.add_gridspec(2, len(shown))
     ert_axis = figure.add_subplot(grid[0, : max(1, len(shown) // 2)])
@@ -100,15 +103,33 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             below.append(max(row.ert_seconds - interval[0], 0) if interval else 0)
             above.append(interval[1] - row.ert_seconds if interval and math.isfinite(interval[1]) else 0)
         if sizes:
-            ert_axis.errorbar(sizes, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label)
-        success_axis.plot([row.n for row in points], [100 * row.success_rate for row in points], marker="o",
-                          color=colours[label])  # fmt: skip
-        success_axis.fill_between([row.n for row in points], [100 * row.success_low for row in points],
-                                  [100 * row.success_high for row in points], alpha=0.08, color=colours[label])  # fmt: skip
-    ert_axis.set(xscale="log", yscale="log", xlabel="n", ylabel="ERT (seconds)",
-                 title="expected running time (bootstrap 95% interval)")  # fmt: skip
-    success_axis.set(xscale="log", xlabel="n", ylabel="solved and verified (%)", ylim=(-2, 102),
-                     title="success rate (95% Wilson interval)")  # fmt: skip
+            ert_axis.errorbar(
+                sizes, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label
+            )
+        success_axis.plot(
+            [row.n for row in points], [100 * row.success_rate for row in points], marker="o", color=colours[label]
+        )
+        success_axis.fill_between(
+            [row.n for row in points],
+            [100 * row.success_low for row in points],
+            [100 * row.success_high for row in points],
+            alpha=0.08,
+            color=colours[label],
+        )
+    ert_axis.set(
+        xscale="log",
+        yscale="log",
+        xlabel="n",
+        ylabel="ERT (seconds)",
+        title="expected running time (bootstrap 95% interval)",
+    )
+    success_axis.set(
+        xscale="log",
+        xlabel="n",
+        ylabel="solved and verified (%)",
+        ylim=(-2, 102),
+        title="success rate (95% Wilson interval)",
+    )
     for column, n in enumerate(shown):
         axis = figure.add_subplot(grid[1, column])
         for key, group in sorted(groups.items(), key=lambda item: variant_label(item[0])):
@@ -135,8 +156,11 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
 
 def variant_label(key: GroupKey) -> str:
     solver, _, _, seed, version = key
-    extra = ", ".join(part for part in (f"seed {seed}" if seed is not None else "",
-                                        f"version {version}" if version is not None else "") if part)  # fmt: skip
+    extra = ", ".join(
+        part
+        for part in (f"seed {seed}" if seed is not None else "", f"version {version}" if version is not None else "")
+        if part
+    )
     return f"{solver} ({extra})" if extra else solver
 
 
@@ -162,16 +186,24 @@ def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     for solver, points in sorted(by_solver.items()):
         points.sort(key=lambda row: position[row.instance or f"n={row.n}"])
         timed = [row for row in points if row.ert_seconds is not None]
-        seconds_axis.plot([position[row.instance or f"n={row.n}"] for row in timed],
-                          [max(row.ert_seconds, 1e-6) for row in timed], marker="o", linestyle="", label=solver)  # fmt: skip
+        seconds_axis.plot(
+            [position[row.instance or f"n={row.n}"] for row in timed],
+            [max(row.ert_seconds, 1e-6) for row in timed],
+            marker="o",
+            linestyle="",
+            label=solver,
+        )
         decided = [100 * (row.solved + row.no_solution) / row.runs for row in points]
-        success_axis.plot([position[row.instance or f"n={row.n}"] for row in points], decided, marker="o", linestyle="",
-                          label=solver)  # fmt: skip
+        success_axis.plot(
+            [position[row.instance or f"n={row.n}"] for row in points], decided, marker="o", linestyle="", label=solver
+        )
     seconds_axis.set(yscale="log", ylabel="ERT (seconds)", title="expected running time, per instance")
-    success_axis.set(ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105),
-                     title="runs that gave an answer")  # fmt: skip
-    success_axis.set_xticks(range(len(labels)), [short_label(label) for label in labels], rotation=60, ha="right",
-                            fontsize="small")  # fmt: skip
+    success_axis.set(
+        ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105), title="runs that gave an answer"
+    )
+    success_axis.set_xticks(
+        range(len(labels)), [short_label(label) for label in labels], rotation=60, ha="right", fontsize="small"
+    )
     for axis in (seconds_axis, success_axis):
         axis.grid(True, alpha=0.3)
     seconds_axis.legend(fontsize="small", loc="best")
@@ -203,11 +235,16 @@ def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         finite = [(v, c) for v, c in zip(values, costs) if np.isfinite(c)]
         if finite:
             ert_axis.plot([v for v, _ in finite], [max(c, 1e-6) for _, c in finite], marker="o", label=label)
-    answered_axis.set(xlabel=name, ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105),
-                      title="runs that gave an answer, over the family")  # fmt: skip
-    ert_axis.set(xlabel=name, yscale="log", ylabel="ERT to an answer (seconds)", title="expected running time, pooled per value")
+    answered_axis.set(
+        xlabel=name,
+        ylabel="answered (%): solved and verified, or no-solution",
+        ylim=(-5, 105),
+        title="runs that gave an answer, over the family",
+    )
+    ert_axis.set(
+        xlabel=name, yscale="log", ylabel="ERT to an answer (seconds)", title="expected running time, pooled per value"
+    )
     for axis in (answered_axis, ert_axis):
         axis.grid(True, which="both", alpha=0.3)
     answered_axis.legend(fontsize="small", loc="best")
     return figure
-

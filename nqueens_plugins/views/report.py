@@ -23,9 +23,9 @@ from rich.text import Text
 from nqueens_plugins.results.summary import BaselineRow, SummaryRow
 
 if TYPE_CHECKING:  # types only: listing plugins need not import the execution service
-    from nqueens_plugins.results.crosscheck import Check, InstanceCheck
     from nqueens_plugins.execution.judge import CountResult, Result
     from nqueens_plugins.loading.registry import Registry
+    from nqueens_plugins.results.crosscheck import Check, InstanceCheck
 
 QUEEN, FIXED_QUEEN, EMPTY, BLOCKED = "♛", "♕", "·", "▪"
 
@@ -118,7 +118,12 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
             }
         )
     errors = [
-        {"plugin": e.source.plugin, "distribution": e.source.distribution, "version": e.source.version, "error": e.message}
+        {
+            "plugin": e.source.plugin,
+            "distribution": e.source.distribution,
+            "version": e.source.version,
+            "error": e.message,
+        }
         for e in registry.load_errors
     ]
     return {"solvers": solvers, "load_errors": errors, "blocked": list(registry.blocked)}
@@ -170,8 +175,15 @@ def baseline_cells(row: BaselineRow, with_instances: bool) -> list[str]:
     if row.ert_ratio is not None and row.ratio_low is not None and row.ratio_high is not None:
         ratio += f" ({row.ratio_low:.2f}-{row.ratio_high:.2f})"
     instance = [row.instance or "-"] if with_instances else []
-    return [row.solver, str(row.n), *instance, f"{row.runs} vs {row.baseline_runs}", ratio,
-            "-" if row.p_value is None else f"{row.p_value:.3g}", row.verdict]  # fmt: skip
+    return [
+        row.solver,
+        str(row.n),
+        *instance,
+        f"{row.runs} vs {row.baseline_runs}",
+        ratio,
+        "-" if row.p_value is None else f"{row.p_value:.3g}",
+        row.verdict,
+    ]
 
 
 def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
@@ -193,7 +205,9 @@ def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
         return "\n".join(text + ["| " + " | ".join(cells) + " |" for cells in lines])
     table = Table(title=f"against {baseline}", title_justify="left", box=box.SIMPLE_HEAD)
     for header in headers:
-        table.add_column(header, justify="left" if header in ("solver", "instance", "verdict") else "right", overflow="fold")
+        table.add_column(
+            header, justify="left" if header in ("solver", "instance", "verdict") else "right", overflow="fold"
+        )
     for cells in lines:
         table.add_row(*(Text(cell) for cell in cells))
     return table
@@ -222,11 +236,16 @@ def quartiles_cell(row: SummaryRow) -> str:
 
 def other_outcomes(row: SummaryRow) -> str:
     found = [
-        f"{count} {label}" for label, count in (
-            ("no-solution", row.no_solution), ("gave-up", row.gave_up), ("timed-out", row.timed_out),
-            ("error", row.error), ("invalid", row.invalid),
-        ) if count
-    ]  # fmt: skip
+        f"{count} {label}"
+        for label, count in (
+            ("no-solution", row.no_solution),
+            ("gave-up", row.gave_up),
+            ("timed-out", row.timed_out),
+            ("error", row.error),
+            ("invalid", row.invalid),
+        )
+        if count
+    ]
     return ", ".join(found) or "-"
 
 
@@ -290,16 +309,23 @@ def crosscheck_table(checks: Sequence[Check]) -> Table:
         table.add_column(header, overflow="fold")
     for check in checks:
         table.add_row(
-            str(check.n), Text(check.solver), check.task, check.answer, check.expected,
+            str(check.n),
+            Text(check.solver),
+            check.task,
+            check.answer,
+            check.expected,
             Text("yes", style="green") if check.agrees else Text("NO", style="bold red"),
-        )  # fmt: skip
+        )
     return table
 
 
 def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
     """Counts of each verdict, agreement with the published answers, then the instances that need a look."""
     verdicts = Counter(check.verdict for check in checks)
-    lines = [f"cross-check of {len(checks):,} instances: " + ", ".join(f"{count:,} {verdict}" for verdict, count in sorted(verdicts.items()))]
+    lines = [
+        f"cross-check of {len(checks):,} instances: "
+        + ", ".join(f"{count:,} {verdict}" for verdict, count in sorted(verdicts.items()))
+    ]
     if with_published:
         known = [c for c in checks if c.published is not None]
         decided = [c for c in known if c.verdict != "undecided"]
@@ -315,7 +341,9 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
             lines.append(f"no published answer for {missing:,} instances")
     worth_a_look = [c for c in checks if not c.agrees or c.verdict in ("unsatisfiable (unconfirmed)", "undecided")]
     for check in worth_a_look[:listed]:
-        published = "" if check.published is None else f"; published: {'satisfiable' if check.published else 'unsatisfiable'}"
+        published = (
+            "" if check.published is None else f"; published: {'satisfiable' if check.published else 'unsatisfiable'}"
+        )
         lines.append(f"  {check.instance}: {check.verdict} ({check.detail}{published})")
     if len(worth_a_look) > listed:
         lines.append(f"  ... and {len(worth_a_look) - listed:,} more (--json lists every instance)")

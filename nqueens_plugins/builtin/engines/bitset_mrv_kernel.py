@@ -120,9 +120,21 @@ def select(n: int, columns: Any, rows: Any, base: int, done_columns: int, done_r
 
 
 def advance(
-    n: int, columns: Any, rows: Any, done_columns: Any, done_rows: Any, kind: Any, line: Any,
-    candidates: Any, placed_row: Any, placed_column: Any, scalars: Any, node_limit: int, first: bool, events: Any,
-) -> int:  # fmt: skip
+    n: int,
+    columns: Any,
+    rows: Any,
+    done_columns: Any,
+    done_rows: Any,
+    kind: Any,
+    line: Any,
+    candidates: Any,
+    placed_row: Any,
+    placed_column: Any,
+    scalars: Any,
+    node_limit: int,
+    first: bool,
+    events: Any,
+) -> int:
     """Continue the depth-first search from the state in the arrays; see the module docstring."""
     depth = scalars[DEPTH]
     nodes = scalars[NODES]

@@ -101,9 +101,13 @@ class ConflictBoard:
     """A full board with incremental row and diagonal counts (numpy arrays)."""
 
     def __init__(
-        self, n: int, queens: np.ndarray, fixed: Mapping[int, int], open_rows: Mapping[int, np.ndarray] | None = None,
+        self,
+        n: int,
+        queens: np.ndarray,
+        fixed: Mapping[int, int],
+        open_rows: Mapping[int, np.ndarray] | None = None,
         trace: Trace | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.n = n
         self.queens = np.asarray(queens, dtype=np.int64).copy()
         self.trace = trace  # told of this board and of every move (None: not traced)
@@ -123,7 +127,10 @@ class ConflictBoard:
 
     @classmethod
     def random(
-        cls, problem: Problem, generator: np.random.Generator, open_rows: Mapping[int, np.ndarray] | None = None,
+        cls,
+        problem: Problem,
+        generator: np.random.Generator,
+        open_rows: Mapping[int, np.ndarray] | None = None,
         trace: Trace | None = None,
     ) -> ConflictBoard:
         """Each free column gets a uniformly random open row; fixed queens stand where given.

@@ -17,7 +17,9 @@ INSTALL_HINT = "pip install 'nqueens-plugins[fast]'"
 
 
 def kernel_option(what: str) -> Option:
-    return Option("kernel", str, "auto", f"{what}: numba if installed, else python", choices=("auto", "python", "numba"))
+    return Option(
+        "kernel", str, "auto", f"{what}: numba if installed, else python", choices=("auto", "python", "numba")
+    )
 
 
 @functools.cache

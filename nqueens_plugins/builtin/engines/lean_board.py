@@ -35,9 +35,13 @@ class LeanBoard:
     """A full board (queens[c] = r, int32) with one-byte line counts, updated on every move."""
 
     def __init__(
-        self, n: int, queens: np.ndarray, fixed: Mapping[int, int], open_rows: Mapping[int, np.ndarray] | None = None,
+        self,
+        n: int,
+        queens: np.ndarray,
+        fixed: Mapping[int, int],
+        open_rows: Mapping[int, np.ndarray] | None = None,
         trace: Trace | None = None,
-    ) -> None:  # fmt: skip
+    ) -> None:
         self.n = n
         self.queens = queens if queens.dtype == np.int32 and queens.flags.writeable else queens.astype(np.int32)
         self.trace = trace  # told of this board and of every move (None: not traced)
@@ -51,7 +55,10 @@ class LeanBoard:
 
     @classmethod
     def random(
-        cls, problem: Problem, generator: np.random.Generator, open_rows: Mapping[int, np.ndarray] | None = None,
+        cls,
+        problem: Problem,
+        generator: np.random.Generator,
+        open_rows: Mapping[int, np.ndarray] | None = None,
         trace: Trace | None = None,
     ) -> LeanBoard:
         """Each free column gets a uniformly random open row; fixed queens stand where given.
@@ -148,7 +155,9 @@ class LeanBoard:
             return
         d, a = row + column, row - column + n - 1
         if self.may_wrap and max(self.rows[row], self.diagonals[d], self.anti[a]) >= NARROW_LIMIT:
-            self.rows, self.diagonals, self.anti = (counts.astype(np.int32) for counts in (self.rows, self.diagonals, self.anti))
+            self.rows, self.diagonals, self.anti = (
+                counts.astype(np.int32) for counts in (self.rows, self.diagonals, self.anti)
+            )
             self.may_wrap = False
         self.rows[old] -= 1
         self.diagonals[old + column] -= 1
@@ -193,7 +202,9 @@ class LeanBoard:
         for start in range(0, n, BLOCK):
             rows = self.queens[start : start + BLOCK].astype(np.int64)
             columns = np.arange(start, start + len(rows), dtype=np.int64)
-            attacked = self.rows[rows].astype(np.int64) + self.diagonals[rows + columns] + self.anti[rows - columns + (n - 1)]
+            attacked = (
+                self.rows[rows].astype(np.int64) + self.diagonals[rows + columns] + self.anti[rows - columns + (n - 1)]
+            )
             found.append(columns[attacked > 3])
         conflicted = np.concatenate(found)
         if len(self.fixed_columns):

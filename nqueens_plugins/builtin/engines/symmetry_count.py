@@ -66,8 +66,18 @@ class Subtree:
 
     def row_of(self, n: int) -> list[int]:
         """This subtree as one row of ``count_subtrees``' table: the fields, its row's open columns, the board."""
-        fields = [self.corner, self.bound1, self.bound2, self.lastmask, self.endbit, self.row, self.left, self.down,
-                  self.right, self.free(n)]  # fmt: skip
+        fields = [
+            self.corner,
+            self.bound1,
+            self.bound2,
+            self.lastmask,
+            self.endbit,
+            self.row,
+            self.left,
+            self.down,
+            self.right,
+            self.free(n),
+        ]
         return fields + list(self.board) + [0] * (n - len(self.board))
 
     def free(self, n: int) -> int:
@@ -90,9 +100,16 @@ class Subtree:
 
 
 def count_subtrees(
-    n: int, table: Any, board: Any, lefts: Any, downs: Any, rights: Any, frees: Any, rules: Any,
-    row_number: Callable[[int], Any]
-) -> tuple[int, int, int]:  # fmt: skip
+    n: int,
+    table: Any,
+    board: Any,
+    lefts: Any,
+    downs: Any,
+    rights: Any,
+    frees: Any,
+    rules: Any,
+    row_number: Callable[[int], Any],
+) -> tuple[int, int, int]:
     """Classes of size 2, 4 and 8 below the subtrees of ``table`` (rows of ``Subtree.row_of``).
 
     Plain Python runs this with lists; ``bitboard_kernel`` compiles this very
@@ -262,9 +279,17 @@ def children(n: int, tree: Subtree) -> Iterator[Subtree]:
         bit = free & -free
         free ^= bit
         yield Subtree(
-            tree.corner, tree.bound1, tree.bound2, tree.lastmask, tree.endbit, tree.row + 1,
-            ((tree.left | bit) << 1) & mask, tree.down | bit, (tree.right | bit) >> 1, tree.board + (bit,),
-        )  # fmt: skip
+            tree.corner,
+            tree.bound1,
+            tree.bound2,
+            tree.lastmask,
+            tree.endbit,
+            tree.row + 1,
+            ((tree.left | bit) << 1) & mask,
+            tree.down | bit,
+            (tree.right | bit) >> 1,
+            tree.board + (bit,),
+        )
 
 
 def subtrees(n: int, depth: int) -> list[Subtree]:

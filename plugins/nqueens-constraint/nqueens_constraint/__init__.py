@@ -5,13 +5,12 @@ The library is imported inside the solver, not here, so listing plugins stays fa
 
 from __future__ import annotations
 
-from nqueens_plugins import hookimpl
-
 from nqueens_constraint.adapter import PythonConstraint
+from nqueens_plugins import SolverRegister, hookimpl
 
 __all__ = ["PythonConstraint"]
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(PythonConstraint())

@@ -155,7 +155,9 @@ class PythonConstraint(Solver):
         if problem.contradiction() is not None:
             return Count(status, 0, False, 0, {"watchdog_calls": 0})
         try:
-            model = build_problem(problem, library_solver(options["solver"], random.Random(0), options["steps"]), watchdog, budget)
+            model = build_problem(
+                problem, library_solver(options["solver"], random.Random(0), options["steps"]), watchdog, budget
+            )
             for _ in model.getSolutionIter():
                 solutions += 1
         except OutOfBudget:

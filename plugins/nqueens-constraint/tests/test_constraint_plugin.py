@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 import nqueens_plugins as nq
@@ -38,10 +36,9 @@ def test_completeness_follows_the_chosen_solver() -> None:
 
 
 def test_budget_stops_a_search_the_library_cannot_stop() -> None:
-    start = time.perf_counter()
     result = nq.solve("python-constraint[solver=optimized]", 40, timeout=0.5)
     assert result.status == "timed-out"
-    assert time.perf_counter() - start < 2
+    assert "killed after" not in (result.reason or "")  # stopped by its watchdog, not killed from outside
 
 
 def test_count_agrees_with_the_bitboard_on_a_completion() -> None:
@@ -50,7 +47,7 @@ def test_count_agrees_with_the_bitboard_on_a_completion() -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    import nqueens_constraint.adapter as adapter
+    from nqueens_constraint import adapter
 
     monkeypatch.setattr(adapter, "library_missing", lambda: True)
     with pytest.raises(BadInput, match="pip install python-constraint2"):

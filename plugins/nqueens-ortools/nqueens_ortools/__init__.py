@@ -6,13 +6,12 @@ OR-Tools itself is imported inside the solver, on first use.
 
 from __future__ import annotations
 
-from nqueens_plugins import hookimpl
-
 from nqueens_ortools.cpsat import CpSat
+from nqueens_plugins import SolverRegister, hookimpl
 
 __all__ = ["CpSat"]
 
 
 @hookimpl
-def nqueens_register_solvers(register) -> None:  # type: ignore[no-untyped-def]
+def nqueens_register_solvers(register: SolverRegister) -> None:
     register(CpSat())

@@ -129,7 +129,11 @@ def configure(solver: Any, budget: Budget, workers: int, seed: int, strategy: st
 
 
 def counters_of(solver: Any) -> dict[str, int | float]:
-    return {"branches": int(solver.num_branches), "conflicts": int(solver.num_conflicts), "wall_time": float(solver.wall_time)}
+    return {
+        "branches": int(solver.num_branches),
+        "conflicts": int(solver.num_conflicts),
+        "wall_time": float(solver.wall_time),
+    }
 
 
 class CpSat(Solver):
@@ -205,4 +209,6 @@ class CpSat(Solver):
         status = solver.solve(model, counter)
         counters = counters_of(solver)
         finished = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
-        return Count(Status.SOLVED if finished else Status.TIMED_OUT, counter.solutions, False, counters["branches"], counters)
+        return Count(
+            Status.SOLVED if finished else Status.TIMED_OUT, counter.solutions, False, counters["branches"], counters
+        )

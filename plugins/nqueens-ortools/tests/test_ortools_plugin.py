@@ -12,7 +12,9 @@ from nqueens_plugins import BadInput, host
 from nqueens_plugins.testing import assert_contract
 
 
-@pytest.mark.parametrize("spec", ["ortools-cpsat", "ortools-cpsat[model=boolean]", "ortools-cpsat[strategy=mindomain-median]"])
+@pytest.mark.parametrize(
+    "spec", ["ortools-cpsat", "ortools-cpsat[model=boolean]", "ortools-cpsat[strategy=mindomain-median]"]
+)
 def test_keeps_the_solver_contract(spec: str) -> None:
     assert_contract(spec)
 
@@ -24,7 +26,10 @@ def test_registered_through_its_entry_point_only() -> None:
 
 def test_listing_plugins_does_not_import_ortools() -> None:
     code = "import sys; from nqueens_plugins import host; host.registry(); print('ortools' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+        == "False"
+    )
 
 
 def test_both_models_count_completions_like_the_bitboard() -> None:
@@ -48,7 +53,6 @@ def test_budget_and_seed_reach_cpsat_parameters() -> None:
     from types import SimpleNamespace
 
     from nqueens_ortools.cpsat import configure
-
     from nqueens_plugins import Budget
 
     fake = SimpleNamespace(parameters=SimpleNamespace())
@@ -77,7 +81,7 @@ def test_bad_options(spec: str, n: int, words: str) -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    import nqueens_ortools.cpsat as cpsat
+    from nqueens_ortools import cpsat
 
     monkeypatch.setattr(cpsat, "ortools_missing", lambda: True)
     with pytest.raises(BadInput, match="pip install ortools"):
