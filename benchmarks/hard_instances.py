@@ -14,7 +14,7 @@ Reads the published CSPLib data in ../shared/csplib (skips what is absent) and p
 * ``bitboard`` with per-column masks against the same counter without masks, on the
   same plain board and the same subtrees: within 1.2x per node.
 
-Times are measured in this process around each solver call (``run.run``: seeded,
+Times are measured in this process around each solver call (``inprocess.run``: seeded,
 budgeted, verified), after one warm-up call that loads the compiled kernel.
 """
 

@@ -7,6 +7,11 @@ python benchmarks/harness.py
   (the warm start keeps the plugin's first import out of the timing);
 * a plugin that never returns, under --timeout 1, recorded within 2 s;
 * `nqueens plugins` within 0.5 s (a fresh process, every installed plugin loaded).
+
+With ``--against REV`` it also runs the same commands from a worktree of revision REV,
+interleaved with these sources (fastest of 5 each, fresh processes, each side with its
+own probe cache), and prints the ratio now / REV: a refactoring shows no slowdown
+when every ratio stays within 1.05.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import textwrap
 from pathlib import Path
 
 from common import finish, header, report, timed
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NEVER_RETURNS = """
 from nqueens_plugins import Solver, hookimpl
@@ -142,7 +149,61 @@ def main() -> None:
     nqueens("plugins")  # warm the file system cache
     seconds, done = timed(lambda: nqueens("plugins"))
     report("nqueens plugins (fresh process, all plugins)", seconds, 0.5)
+    if "--against" in sys.argv:
+        against(sys.argv[sys.argv.index("--against") + 1])
     finish()
+
+
+AB_COMMANDS = {
+    "compare: 1000 runs of min-conflicts n=8, --jobs 2": (
+        "compare", "-s", "min-conflicts", "-n", "8", "--trials", "1000", "--jobs", "2", "--format", "json"
+    ),
+    "solve -s min-conflicts -n 64 (start, worker, solve)": ("solve", "-s", "min-conflicts", "-n", "64", "--json"),
+    "count -s bitboard -n 12": ("count", "-s", "bitboard", "-n", "12", "--json"),
+    "plugins (every plugin listed)": ("plugins",),
+}  # fmt: skip
+
+
+def against(revision: str, rounds: int = 5) -> None:
+    """The same commands from these sources and from ``revision``, interleaved round by round."""
+    header(f"these sources against revision {revision}: fastest of {rounds}, fresh processes")
+    with tempfile.TemporaryDirectory() as folder:
+        old = Path(folder) / "old"
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(old), revision], check=True, capture_output=True
+        )
+        try:
+            sides = {"now": ROOT, "before": old}
+            times: dict[tuple[str, str], list[float]] = {}
+            for _ in range(rounds):
+                for side, source in sides.items():
+                    env = {**os.environ, "PYTHONPATH": str(source), "NQUEENS_CACHE_DIR": str(Path(folder) / side)}
+                    for label, args in AB_COMMANDS.items():
+                        seconds, done = timed(
+                            lambda: subprocess.run(
+                                [sys.executable, "-m", "nqueens_plugins", *args],
+                                capture_output=True,
+                                text=True,
+                                env=env,
+                                cwd=source,
+                                check=False,
+                            )
+                        )
+                        assert done.returncode == 0, (side, label, done.stderr)
+                        times.setdefault((side, label), []).append(seconds)
+            for label in AB_COMMANDS:
+                now, before = min(times[("now", label)]), min(times[("before", label)])
+                report(
+                    f"{label}, now / {revision}",
+                    now / before,
+                    1.05,
+                    unit="x",
+                    note=f"fastest {before:.3f} s -> {now:.3f} s",
+                )
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)], capture_output=True, check=False
+            )
 
 
 if __name__ == "__main__":

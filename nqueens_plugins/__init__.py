@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
 
 # The API is imported on first use: a plugin that imports the contract from here
-# (every worker process does) does not pay for the host, the harness or the service.
+# (every worker process does) does not pay for the host, the grid or the service.
 API = ("compare", "count", "cross_check", "cross_check_files", "problem_of", "records_frame", "solve", "solvers")
 
 # Modules that lived here before the layered layout: code written against the

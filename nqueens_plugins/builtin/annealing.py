@@ -45,7 +45,7 @@ class SimulatedAnnealing(Solver):
     summary = "Random moves, worse ones accepted with probability e^(dE/T) as T cools."
     supports_blocked = True
     max_n = 10_000_000
-    bytes_per_queen = 200  # peak resident bytes per queen; measured 142 at n = 10^6
+    bytes_per_queen = 200  # peak resident bytes a queen, with headroom over what a 10^6 board takes
     options = (
         Option("t0", float, None, "starting temperature; none means n^2", minimum=0.0),
         Option("cooling", float, 0.95, "factor applied to T after each step", minimum=0.0, maximum=1.0),

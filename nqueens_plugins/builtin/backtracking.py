@@ -18,11 +18,11 @@ and restored incrementally on backtrack, never recomputed. Options:
 * ``values=lowest`` tries rows lowest first; ``values=middle`` tries the rows
   nearest the middle of the column first; ``values=lcv`` (least constraining
   value) tries first the row that removes the fewest values from the other
-  domains, at O(n^2) per node. Measured here (benchmarks/search_methods.py):
-  MRV with lowest rows stalls at some sizes (over 10 s at n = 150, where
-  n = 100 takes 270 placements); MRV with LCV stalls too (n = 150, 200); MRV
-  with middle rows first solves every n from 4 to 200, the slowest (n = 120)
-  in under a second.
+  domains, at O(n^2) per node. MRV with lowest rows stalls at some sizes
+  (n = 150) where its neighbours take a few hundred placements, and MRV with
+  LCV stalls too; MRV with middle rows first solves every n from 4 to 200
+  quickly. ``benchmarks/search_methods.py`` measures each; the README has the
+  figures.
 
 Both count all solutions when asked (``nqueens count``) and prove
 ``no-solution`` when the search space is exhausted.

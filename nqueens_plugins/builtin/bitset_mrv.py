@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from nqueens_plugins.core.hookspecs import SolverRegister
 
 MAX_N = 62  # a line's open squares must fit a signed 64-bit word
-SLICE_NODES = 1 << 16  # placements between budget polls (about 20 ms compiled at n = 56)
+SLICE_NODES = 1 << 16  # placements between budget polls: a small fraction of a second, compiled
 TRACE_BUFFER = 3 * 1024  # numbers of a traced slice's events (three an event) before they are handed over
 
 

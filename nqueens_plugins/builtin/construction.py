@@ -62,7 +62,7 @@ class Construction(Solver):
     can_count = False
     supports_fixed = False
     max_n = MAX_N
-    bytes_per_queen = 80  # peak resident bytes per queen; measured 58 at n = 10^7, verification included
+    bytes_per_queen = 80  # peak resident bytes a queen, verification included, with headroom (large_boards.py)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         queens = construct(problem.n)

@@ -247,7 +247,7 @@ class Budget:
     The host starts the clock when it hands the budget to a solver. Solvers poll
     ``exhausted(iterations)`` every so often (not on every step of a hot loop: a
     clock read costs more than a conflict update) and return TIMED_OUT when it
-    says so. The harness also enforces the time limit from outside, so a solver
+    says so. The execution service also enforces the limit from outside, so a solver
     that never polls is stopped rather than waited for.
     """
 

@@ -41,7 +41,7 @@ class Result:
     moves: int = 0
     counters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # the solver call alone, timed in the process that ran it
-    overhead_seconds: float = 0.0  # the rest of the harness's wall time for the run (messages, verification)
+    overhead_seconds: float = 0.0  # the rest of the parent's wall time for the run (messages, verification)
     trace: Trace | None = None  # the steps, when traced (not part of the record)
 
     @property

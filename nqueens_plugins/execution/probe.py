@@ -98,7 +98,7 @@ def installed_refusals() -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ImportVerdict:
     """What a probe found: why the plugin must not be imported ('' if it may), and the names it registered."""
 
     refused: str
@@ -108,7 +108,7 @@ class Verdict:
         return {"refused": self.refused, "names": None if self.names is None else list(self.names)}
 
     @classmethod
-    def from_json(cls, data: object) -> Verdict | None:
+    def from_json(cls, data: object) -> ImportVerdict | None:
         if not isinstance(data, dict) or not isinstance(data.get("refused"), str):
             return None  # an older cache's entry: probe again
         names = data.get("names")
@@ -144,7 +144,7 @@ def refusals(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, str]:
     return {name: verdict.refused for name, verdict in verdicts(entry_points).items() if verdict.refused}
 
 
-def verdicts(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, Verdict]:
+def verdicts(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, ImportVerdict]:
     """Entry point name -> its probe's verdict, probing (all at once) those not in the cache."""
     points = list(entry_points)
     path = cache_file()
@@ -157,7 +157,7 @@ def verdicts(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, Verdict]:
     return {name: cached[key] for name, key in keys.items()}
 
 
-def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, Verdict]:
+def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, ImportVerdict]:
     """Import and register each entry point in a child of its own, all at once."""
     environment = processes.child_environment()
     started = []
@@ -175,7 +175,7 @@ def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, Ve
         os.close(write_end)
         started.append((point, child, read_end))
     deadline = time.monotonic() + PROBE_SECONDS
-    found: dict[metadata.EntryPoint, Verdict] = {}
+    found: dict[metadata.EntryPoint, ImportVerdict] = {}
     for point, child, read_end in started:
         try:
             code: int | None = child.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -202,17 +202,17 @@ def read_available(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_verdict(said: bytes, code: int | None) -> Verdict:
+def read_verdict(said: bytes, code: int | None) -> ImportVerdict:
     """The verdict from what a probe wrote before it ended (nothing if it died on the way)."""
     if not said.startswith(SURVIVED):
-        return Verdict(death_of_importer(code))
+        return ImportVerdict(death_of_importer(code))
     try:
         names = json.loads(said[len(SURVIVED) :])
     except ValueError:
-        return Verdict("")  # names cut short: not known
+        return ImportVerdict("")  # names cut short: not known
     if not isinstance(names, list):
-        return Verdict("")
-    return Verdict("", tuple(name for name in names if isinstance(name, str)))
+        return ImportVerdict("")
+    return ImportVerdict("", tuple(name for name in names if isinstance(name, str)))
 
 
 def death_of_importer(code: int | None) -> str:
@@ -224,18 +224,18 @@ def death_of_importer(code: int | None) -> str:
     return f"importing it ended the importing process with {processes.how_it_ended(code)} (tried in a separate process); not loaded"
 
 
-def read_cache(path: Path) -> dict[str, Verdict]:
+def read_cache(path: Path) -> dict[str, ImportVerdict]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
         return {}
-    found = {str(key): Verdict.from_json(value) for key, value in data.items()}
+    found = {str(key): ImportVerdict.from_json(value) for key, value in data.items()}
     return {key: verdict for key, verdict in found.items() if verdict is not None}
 
 
-def write_cache(path: Path, verdicts: Mapping[str, Verdict]) -> None:
+def write_cache(path: Path, verdicts: Mapping[str, ImportVerdict]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:

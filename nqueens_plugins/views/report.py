@@ -8,6 +8,7 @@ cross-check tables. It renders; it computes nothing
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from collections import Counter
@@ -20,12 +21,11 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from nqueens_plugins.results.summary import BaselineRow, SummaryRow
-
-if TYPE_CHECKING:  # types only: listing plugins need not import the execution service
+if TYPE_CHECKING:  # types only: listing plugins need not import the service, the records or the statistics
     from nqueens_plugins.execution.judge import CountResult, Result
     from nqueens_plugins.loading.registry import Registry
     from nqueens_plugins.results.crosscheck import Check, InstanceCheck
+    from nqueens_plugins.results.summary import BaselineRow, SummaryRow
 
 QUEEN, FIXED_QUEEN, EMPTY, BLOCKED = "♛", "♕", "·", "▪"
 
@@ -192,9 +192,12 @@ def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["baseline", *BaselineRow.__dataclass_fields__])
+        from nqueens_plugins.results.summary import BaselineRow
+
+        names = [field.name for field in dataclasses.fields(BaselineRow)]
+        writer.writerow(["baseline", *names])
         for row in rows:
-            writer.writerow([baseline, *(getattr(row, name) for name in BaselineRow.__dataclass_fields__)])
+            writer.writerow([baseline, *(getattr(row, name) for name in names)])
         return buffer.getvalue().rstrip("\n")
 
     with_instances = any(row.instance for row in rows)
@@ -285,9 +288,12 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow([field for field in SummaryRow.__dataclass_fields__])
+        from nqueens_plugins.results.summary import SummaryRow
+
+        names = [field.name for field in dataclasses.fields(SummaryRow)]
+        writer.writerow(names)
         for row in rows:
-            writer.writerow([getattr(row, field) for field in SummaryRow.__dataclass_fields__])
+            writer.writerow([getattr(row, name) for name in names])
         return buffer.getvalue().rstrip("\n")
     columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
     if fmt == "markdown":
