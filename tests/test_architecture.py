@@ -95,3 +95,25 @@ def test_a_file_says_its_layer_and_process_in_its_first_line(path: Path) -> None
 def test_every_subpackage_says_what_it_holds(folder: Path) -> None:
     docstring = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
     assert len(docstring.split()) > 10, f"{folder.name}/__init__.py should say what the layer holds"
+
+
+def test_the_contract_is_what_the_package_exports() -> None:
+    import nqueens_plugins as nq
+    from nqueens_plugins.core import hookspecs, problem, solver
+
+    contract = {"hookimpl", "SolverRegister", "Solver", "Option", "Problem", "Budget", "Outcome", "Count", "Status"}
+    assert contract | {"Trace", "BadInput", "PluginError"} <= set(nq.__all__)
+    assert nq.Solver is solver.Solver and nq.Trace is problem.Trace and nq.SolverRegister is hookspecs.SolverRegister
+    for name in nq.__all__:
+        assert getattr(nq, name) is not None, name
+
+
+def test_modules_from_before_the_layers_still_import_from_the_package() -> None:
+    """``from nqueens_plugins import host`` is in the plugin distributions' tests and earlier READMEs."""
+    from nqueens_plugins import host, instances
+    from nqueens_plugins.formats import instances as moved_instances
+    from nqueens_plugins.loading import host as moved_host
+
+    assert host is moved_host and instances is moved_instances
+    with pytest.raises(ImportError, match="cannot import name .harness."):  # only those two are kept
+        from nqueens_plugins import harness  # noqa: F401
