@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import abc
 import atexit
+import contextlib
 import json
 import os
 import subprocess
@@ -306,6 +307,16 @@ class LocalExecutor(Executor):
         """End the idle workers (their groups are killed: an idle worker holds nothing)."""
         while self.idle:
             self.idle.pop().kill()
+
+
+@contextlib.contextmanager
+def given_or_local(executor: Executor | None, jobs: int) -> Iterator[Executor]:
+    """``executor`` as it is, or local workers made for the caller and ended when it is done."""
+    if executor is not None:
+        yield executor
+        return
+    with LocalExecutor(jobs) as local:  # starts workers only as tasks need them
+        yield local
 
 
 _shared: LocalExecutor | None = None

@@ -23,7 +23,7 @@ from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
 from nqueens_plugins.execution.judge import Result
-from nqueens_plugins.execution.service import Executor, LocalExecutor
+from nqueens_plugins.execution.service import Executor, given_or_local
 from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 
@@ -90,11 +90,8 @@ def cross_check_sizes(
 
 def run_tasks(tasks: Sequence[Task], jobs: int, executor: Executor | None) -> Iterator[tuple[Task, Any]]:
     """Through the given executor, or local workers made (and ended) for the purpose."""
-    if executor is not None:
-        yield from executor.map(tasks)
-        return
-    with LocalExecutor(jobs) as local:
-        yield from local.map(tasks)
+    with given_or_local(executor, jobs) as backend:
+        yield from backend.map(tasks)
 
 
 def count_checks(n: int, results: Sequence[tuple[Variant, Any]]) -> tuple[list[Check], int | None]:

@@ -19,7 +19,7 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.judge import Result
-from nqueens_plugins.execution.service import Executor, LocalExecutor
+from nqueens_plugins.execution.service import Executor, given_or_local
 from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.formats.records import ResultsWriter, run_record
@@ -139,9 +139,7 @@ def stream(
         if planned is not None:
             planned(len(tasks))
         sources = {r.solver.name: r.source for r in host.registry_for(v.name for v in grid.variants)}
-        owned = executor is None
-        backend = executor if executor is not None else LocalExecutor(jobs)  # starts workers only as tasks need them
-        try:
+        with given_or_local(executor, jobs) as backend:
             for _, result in backend.map(tasks):
                 assert isinstance(result, Result)
                 record = run_record(
@@ -150,9 +148,6 @@ def stream(
                 if writer:
                     writer.write(record)
                 yield record
-        finally:
-            if owned:
-                backend.close()
     finally:
         if writer:
             writer.close()
