@@ -197,7 +197,9 @@ def test_report_re_verifies_a_tampered_record(tmp_path: Path, run_cli) -> None:
     assert code == 0
     assert "1 record(s) claim a solution the verifier rejects" in err
     (row,) = json.loads(shown)
-    assert row["runs"] == 2 and row["solved"] == 1, row
+    assert row["runs"] == 2 and row["solved"] == 1 and row["invalid"] == 1, row
+    outcomes = ("solved", "no_solution", "gave_up", "timed_out", "error", "invalid")
+    assert sum(row[column] for column in outcomes) == row["runs"], row  # every run in one outcome column
 
 
 @pytest.mark.parametrize(

@@ -317,6 +317,37 @@ def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution) -> None:
     assert code == 1 and "published: satisfiable" in out
 
 
+def test_a_count_that_timed_out_is_listed_as_inconclusive(run_cli, fake_distribution) -> None:
+    slow_counter = """
+        from nqueens_plugins import Count, Outcome, Solver, Status, hookimpl
+
+        class SlowCounter(Solver):
+            name = "slow-counter"
+            summary = "Solves nothing, and its counts never finish."
+            complete = True
+            supports_blocked = True
+
+            def solve(self, problem, rng, budget, options):
+                return Outcome(Status.TIMED_OUT, None, 1, 0)
+
+            def count(self, problem, budget, options, unique):
+                return Count(Status.TIMED_OUT, 7, False, 1)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(SlowCounter())
+    """
+    fake_distribution("nqueens-slow-counter", {"slow": "slow_counter_plugin"}, {"slow_counter_plugin": slow_counter})
+    code, out, err = run_cli(
+        "cross-check", "--instances", str(ASP_SAT), "-s", "slow-counter,bitset-mrv", "--count", "--json"
+    )
+    assert code == 0, err
+    (check,) = json.loads(out)["checks"]
+    assert check["inconclusive"] == {"slow-counter": "timed-out"} and "slow-counter" not in check["counts"]
+    assert "count inconclusive: slow-counter timed-out" in check["detail"]
+    assert check["verdict"] == "satisfiable" and check["agrees"]
+
+
 def test_compare_on_instances_records_name_them(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
     records = nq.compare(

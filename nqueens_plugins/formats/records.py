@@ -161,7 +161,10 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
     except OSError as exc:
         raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
     with handle:
-        yield from parse_lines(handle, str(path), loaded)
+        try:
+            yield from parse_lines(handle, str(path), loaded)
+        except OSError as exc:  # opened but unreadable: /proc/self/mem, a failing disk
+            raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror or exc}") from None
 
 
 def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
@@ -198,6 +201,7 @@ def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[d
             problem = board_problem(item)
             if problem is not None:
                 rejected += 1
+                item["status"] = "invalid"  # what the host says of a board the verifier rejects
                 item["verified"] = False
                 item["reason"] = f"re-verified on reading: {problem}"
             yield item

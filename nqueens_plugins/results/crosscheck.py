@@ -163,6 +163,7 @@ class InstanceCheck:
     verdict: str  # one of the constants above
     answers: dict[str, Status] = field(default_factory=dict)  # solver variant -> status
     counts: dict[str, int] = field(default_factory=dict)  # counting variant -> solutions
+    inconclusive: dict[str, str] = field(default_factory=dict)  # counting variant -> why its count did not end
     published: bool | None = None  # the published answer: satisfiable or not; None if none
     detail: str = ""
 
@@ -246,6 +247,7 @@ def judge_instance(
         if value in (Status.ERROR, Status.INVALID):
             problems_seen.append(f"{label} could not count it ({value})")
     exact = {label: value for label, value in counts.items() if isinstance(value, int)}
+    unfinished = {label: str(value) for label, value in counts.items() if value == Status.TIMED_OUT}
     if len(set(exact.values())) > 1:
         problems_seen.append("counts differ: " + ", ".join(f"{label}={value:,}" for label, value in exact.items()))
     refuters |= {label.split("[")[0] for label, value in exact.items() if value == 0}
@@ -265,7 +267,11 @@ def judge_instance(
         verdict, detail = UNCONFIRMED, f"only {next(iter(refuters))} says no solution"
     else:
         verdict, detail = UNDECIDED, "no solver decided it within the limit"
-    return InstanceCheck(problem.label, problem.id, problem.n, verdict, answers, dict(exact), published, detail)
+    if unfinished:  # as cross-check -n lists a timed-out count: said, and settling nothing
+        detail += "; count inconclusive: " + ", ".join(f"{label} {why}" for label, why in sorted(unfinished.items()))
+    return InstanceCheck(
+        problem.label, problem.id, problem.n, verdict, answers, dict(exact), unfinished, published, detail
+    )
 
 
 def expected_key(problem: Problem) -> str:
