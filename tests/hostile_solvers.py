@@ -196,6 +196,58 @@ class Hog(Solver):
             hoard.append(bytearray(64 << 20))
 
 
+class Unreadable(Exception):
+    def __str__(self) -> str:
+        raise ValueError("no message for you")
+
+    def __repr__(self) -> str:
+        raise ValueError("nor a repr")
+
+
+class RaisesUnreadable(Solver):
+    name = "hostile-unreadable-error"
+    summary = "Raises an exception whose str() and repr() raise too."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        raise Unreadable("secret")
+
+
+class Mute(Exception):
+    def __str__(self) -> str:
+        raise ValueError("no message for you")
+
+
+class RaisesMute(Solver):
+    name = "hostile-mute-error"
+    summary = "Raises an exception whose str() raises (its repr works)."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        raise Mute("the args still tell")
+
+
+class RaisesAtLength(Solver):
+    name = "hostile-long-error"
+    summary = "Raises an exception with a message of ten million characters."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        raise RuntimeError("x" * 10_000_000)
+
+
+def refuse_to_rebuild() -> None:
+    raise RuntimeError("this solver cannot be rebuilt in another process")
+
+
+class Unrebuildable(Solver):
+    name = "hostile-unrebuildable"
+    summary = "Pickles, but raises when a worker unpickles it."
+
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (refuse_to_rebuild, ())
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+
 MORE_HOSTILE = [
     ExitsCleanly,
     Interrupts,
@@ -207,6 +259,10 @@ MORE_HOSTILE = [
     BadCount,
     Daemon,
     Hog,
+    RaisesUnreadable,
+    RaisesMute,
+    RaisesAtLength,
+    Unrebuildable,
 ]
 
 

@@ -32,6 +32,14 @@ SOLVE_CASES = {
     "hostile-mutates": ("invalid", "queens", 3),
     "hostile-attacked": ("invalid", "share the diagonal", 3),
     "hostile-wrong-type": ("invalid", "not an Outcome", 3),
+    # Worker-side failures are named: what failed, where, and as much of the message as can be read.
+    "hostile-mute-error": ("error", "Mute: Mute('the args still tell')", 1),
+    "hostile-unreadable-error": ("error", "Unreadable: (its message cannot be read", 1),
+    "hostile-unrebuildable": (
+        "error",
+        "rebuilding the solver in the worker failed: RuntimeError: this solver cannot be rebuilt",
+        1,
+    ),
 }
 
 
@@ -188,3 +196,21 @@ def test_cross_check_limits_memory_too(hostile: Path, run_cli) -> None:
     assert code == 1 and hog and all(not c["agrees"] for c in hog), err
     assert any("over its --memory limit of 256 MiB" in json.dumps(c) for c in hog)
     assert all(c["agrees"] for c in checks if c["solver"] == "backtracking")
+
+
+def test_a_long_error_message_is_cut_to_a_bounded_length(hostile: Path) -> None:
+    result = nq.solve("hostile-long-error", 8)
+    assert result.status == "error" and result.reason.startswith("RuntimeError: xxx")
+    assert len(result.reason) < 5_000 and "characters left out" in result.reason
+
+
+@pytest.mark.parametrize("solver", ["hostile-mute-error", "hostile-unreadable-error", "hostile-unrebuildable"])
+def test_no_worker_traceback_reaches_the_terminal(
+    hostile: Path, capfd: pytest.CaptureFixture[str], solver: str
+) -> None:
+    from nqueens_plugins.execution.service import LocalExecutor
+
+    with LocalExecutor(1) as executor:  # started here, so its workers write to the captured stderr
+        result = nq.solve(solver, 8, executor=executor)
+    assert result.status == "error" and "exited with status" not in result.reason, result.reason
+    assert "Traceback" not in capfd.readouterr().err

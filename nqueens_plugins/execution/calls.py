@@ -33,6 +33,30 @@ def derive_seed(seed: int, solver: str, problem: Problem, trial: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+MESSAGE_LIMIT = 2_000  # characters of a plugin's exception message kept in a record
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception from plugin code, whatever its ``__str__`` does, bounded in size.
+
+    The message is plugin code too: ``str`` may raise (then ``repr`` is tried,
+    then a fixed text) or return megabytes (then it is cut).
+    """
+    text: str | None = None
+    for render in (str, repr):
+        try:
+            text = render(exc)
+            break
+        except BaseException:  # noqa: BLE001, S112 - a plugin's __str__ may raise anything; try the next
+            continue
+    if text is None:
+        text = "(its message cannot be read: str() and repr() both raise)"
+    if len(text) > MESSAGE_LIMIT:
+        text = f"{text[:MESSAGE_LIMIT]}... ({len(text) - MESSAGE_LIMIT:,} characters left out)"
+    name = type(exc).__name__
+    return f"{name}: {text}" if text else name
+
+
 def call_plugin(function: Callable[..., Any], *args: Any) -> tuple[Any, float, str | None]:
     """Call solver code, timing it and catching anything it raises (even SystemExit)."""
     start = time.perf_counter()
@@ -41,9 +65,9 @@ def call_plugin(function: Callable[..., Any], *args: Any) -> tuple[Any, float, s
     except KeyboardInterrupt as exc:
         if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
             raise  # possibly the user's Ctrl-C (in-process calls); a worker ignores SIGINT, so there it is the plugin's
-        return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+        return None, time.perf_counter() - start, describe(exc)
     except BaseException as exc:  # noqa: BLE001 - a plugin may fail in any way, sys.exit included
-        return None, time.perf_counter() - start, f"{type(exc).__name__}: {exc}"
+        return None, time.perf_counter() - start, describe(exc)
     return value, time.perf_counter() - start, None
 
 

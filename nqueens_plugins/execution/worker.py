@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import resource
 import signal
 import sys
@@ -40,8 +41,8 @@ from collections.abc import Iterator
 from multiprocessing.connection import Connection
 
 from nqueens_plugins.execution import processes
-from nqueens_plugins.execution.calls import perform
-from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.execution.calls import describe, perform
+from nqueens_plugins.execution.tasks import Executed, Task
 
 ORPHAN_CHECK_SECONDS = 0.2
 
@@ -123,13 +124,29 @@ def format_bytes(size: int) -> str:
     return f"{size / (1 << 30):g} GiB" if size >= 1 << 30 else f"{size / (1 << 20):g} MiB"
 
 
+def receive(reader: Connection) -> tuple[Task | None, Executed | None]:
+    """The next task (None: the service is done with this worker), or, when it cannot be
+    rebuilt here, the failure to send back in its place. Rebuilding a task imports the
+    solver's plugin and unpickles the solver: plugin code, which may fail in any way."""
+    message = reader.recv_bytes()
+    try:
+        task = pickle.loads(message)
+    except BaseException as exc:  # noqa: BLE001 - an unpickling solver may raise anything
+        where = "importing the solver's plugin" if isinstance(exc, ImportError) else "rebuilding the solver"
+        return None, Executed(None, 0.0, f"{where} in the worker failed: {describe(exc)}")
+    return task, None
+
+
 def serve(reader: Connection, writer: Connection) -> None:
     warmed: set[str] = set()
     while True:
         try:
-            task = reader.recv()
+            task, failed = receive(reader)
         except (EOFError, OSError):
             return
+        if failed is not None:
+            writer.send(("done", failed))
+            continue
         if task is None:
             return
         with memory_limit(task.memory):  # the warm-up is plugin code too
@@ -144,7 +161,7 @@ def serve(reader: Connection, writer: Connection) -> None:
         try:
             writer.send(("done", outcome))
         except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
-            writer.send(("done", outcome.unsendable(f"result could not be sent back: {type(exc).__name__}: {exc}")))
+            writer.send(("done", outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
 
 
 def main() -> None:
