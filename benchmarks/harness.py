@@ -158,6 +158,9 @@ AB_COMMANDS = {
     "compare: 1000 runs of min-conflicts n=8, --jobs 2": (
         "compare", "-s", "min-conflicts", "-n", "8", "--trials", "1000", "--jobs", "2", "--format", "json"
     ),
+    "compare: min-conflicts and ortools-cpsat alternating, 2x100 runs, --jobs 2": (
+        "compare", "-s", "min-conflicts,ortools-cpsat", "-n", "8", "--trials", "100", "--jobs", "2", "--format", "json"
+    ),
     "solve -s min-conflicts -n 64 (start, worker, solve)": ("solve", "-s", "min-conflicts", "-n", "64", "--json"),
     "count -s bitboard -n 12": ("count", "-s", "bitboard", "-n", "12", "--json"),
     "plugins (every plugin listed)": ("plugins",),

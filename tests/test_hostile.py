@@ -214,3 +214,43 @@ def test_no_worker_traceback_reaches_the_terminal(
         result = nq.solve(solver, 8, executor=executor)
     assert result.status == "error" and "exited with status" not in result.reason, result.reason
     assert "Traceback" not in capfd.readouterr().err
+
+
+PATCHER = """
+    import random
+
+    from nqueens_plugins import Outcome, Solver, Status, hookimpl
+
+    class Patcher(Solver):
+        name = "patcher"
+        summary = "Solves nothing, and leaves every random stream of its process changed."
+
+        def solve(self, problem, rng, budget, options):
+            bits, uniform = random.Random.getrandbits, random.Random.random
+            random.Random.getrandbits = lambda self, k: bits(self, k) ^ (bits(self, k) >> 1)
+            random.Random.random = lambda self: uniform(self) ** 2
+            return Outcome(Status.GAVE_UP, None, 0, 0)
+
+    @hookimpl
+    def nqueens_register_solvers(register):
+        register(Patcher())
+"""
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_plugin_that_patches_its_process_changes_no_other_solvers_answers(fake_distribution, jobs: int) -> None:
+    """Same seed, same answers, whatever else is in the grid: one worker serves one plugin."""
+    fake_distribution("nqueens-patcher", {"patcher": "patcher_plugin"}, {"patcher_plugin": PATCHER})
+    others = ["min-conflicts", "simulated-annealing", "random-restart"]
+
+    def answers(solvers: list[str]) -> dict[tuple[str, int], tuple[object, ...]]:
+        records = nq.compare(solvers, [8], trials=10, jobs=jobs, seed=3)
+        return {
+            (r["solver"], r["trial"]): (r["status"], r["queens"], r["iterations"], r["moves"])
+            for r in records
+            if r["solver"] != "patcher"
+        }
+
+    alone = answers(others)
+    assert answers(["patcher", *others]) == alone
+    assert answers([others[0], "patcher", *others[1:]]) == alone  # the patcher between the others

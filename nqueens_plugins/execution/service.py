@@ -35,6 +35,7 @@ from __future__ import annotations
 import abc
 import atexit
 import contextlib
+import itertools
 import json
 import os
 import subprocess
@@ -71,8 +72,30 @@ def death_message(code: int | None) -> str:
     return f"worker process crashed ({how})" if code is not None and code < 0 else f"worker process exited with {how}"
 
 
+LOOKAHEAD = 256  # pending tasks a free worker looks through for one of its own plugin
+
+
+def first_served(worker: WorkerProcess, pending: deque[Task]) -> int | None:
+    """Where the first of the next ``LOOKAHEAD`` pending tasks that ``worker`` may take stands, if any."""
+    for index, task in enumerate(itertools.islice(pending, LOOKAHEAD)):
+        if worker.serves(task):
+            return index
+    return None
+
+
+def plugin_of(task: Task) -> str:
+    """The plugin a task's solver belongs to, as the one-plugin-per-worker rule counts it: the
+    top-level package its class is defined in (every built-in is ``nqueens_plugins``: one plugin)."""
+    return type(task.variant.solver).__module__.partition(".")[0]
+
+
 class WorkerProcess:
-    """One worker program, its two pipes and the tasks it holds (the one running first)."""
+    """One worker program, its two pipes and the tasks it holds (the one running first).
+
+    A worker serves the solvers of one plugin only (``plugin_of``), fixed by its first
+    task: whatever a plugin leaves changed in its process (a patched ``random``, a
+    leaked cache) can reach its own later runs, never another plugin's.
+    """
 
     def __init__(self) -> None:
         to_child_read, to_child_write = os.pipe()
@@ -107,9 +130,14 @@ class WorkerProcess:
         self.started = 0.0  # when the first task's timed call started (or, while warming up, was sent)
         self.running = False  # the first task's timed call is under way
         self.warmed: set[str] = set()  # solvers this worker has warmed up: it starts their calls at once
+        self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
+
+    def serves(self, task: Task) -> bool:
+        return self.plugin is None or self.plugin == plugin_of(task)
 
     def submit(self, task: Task) -> None:
         self.sender.send(task)
+        self.plugin = plugin_of(task)
         self.tasks.append(task)
         if len(self.tasks) == 1:
             self.begin()
@@ -232,26 +260,41 @@ class LocalExecutor(Executor):
                 worker.kill()
 
     def fill(self, pending: deque[Task], busy: dict[Connection, WorkerProcess]) -> None:
-        """Hand pending tasks to workers: new or idle ones first, then a second task to each."""
+        """Hand pending tasks to workers: idle or new ones first, then a second task to each. A worker
+        takes only tasks of its own plugin (``WorkerProcess``), the first such among the next
+        ``LOOKAHEAD`` pending, so a grid that alternates plugins does not restart workers."""
         while pending and (self.idle or len(busy) < self.jobs):
-            worker = self.idle.pop() if self.idle else WorkerProcess()
-            if worker.path != tuple(sys.path):  # plugins became importable from somewhere new
-                worker.kill()
-                worker = WorkerProcess()
-            if self.send(worker, pending):
+            worker, first = self.next_assignment(pending, busy)
+            if self.send(worker, pending, first):
                 busy[worker.receiver] = worker
         for worker in busy.values():
-            while pending and len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive:
-                if not self.send(worker, pending):
+            while len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive:
+                index = first_served(worker, pending)
+                if index is None or not self.send(worker, pending, index):
                     break
 
+    def next_assignment(self, pending: deque[Task], busy: dict[Connection, WorkerProcess]) -> tuple[WorkerProcess, int]:
+        """An idle worker and the first pending task of its plugin, else a new worker for the first task.
+        At the number of jobs, the least recently used idle worker ends to make room (it holds nothing)."""
+        for stale in [worker for worker in self.idle if worker.path != tuple(sys.path)]:
+            self.idle.remove(stale)  # plugins became importable from somewhere new
+            stale.kill()
+        for worker in reversed(self.idle):  # the most recently used first: it is the warmest
+            index = first_served(worker, pending)
+            if index is not None:
+                self.idle.remove(worker)
+                return worker, index
+        if self.idle and len(busy) + len(self.idle) >= self.jobs:
+            self.idle.pop(0).kill()
+        return WorkerProcess(), 0
+
     @staticmethod
-    def send(worker: WorkerProcess, pending: deque[Task]) -> bool:
+    def send(worker: WorkerProcess, pending: deque[Task], index: int = 0) -> bool:
         try:
-            worker.submit(pending[0])
+            worker.submit(pending[index])
         except OSError:
             return False
-        pending.popleft()
+        del pending[index]
         return True
 
     def collect(self, worker: WorkerProcess, pending: deque[Task]) -> list[tuple[Task, Executed, float | None]]:
