@@ -6,6 +6,9 @@ python benchmarks/harness.py
 * ortools-cpsat at n = 8, 20 trials: p90 of the recorded seconds at most 3x the median
   (the warm start keeps the plugin's first import out of the timing);
 * a plugin that never returns, under --timeout 1, recorded within 2 s;
+* a plugin that never returns even from its warm-up (the default, a 4x4 solve), under
+  --prepare-timeout 2: the whole command ends within 5 s (its worker's preparation is
+  stopped at its own limit, plus the grace, plus starting Python);
 * `nqueens plugins` within 0.5 s (a fresh process, every installed plugin loaded).
 
 With ``--against REV`` it also runs the same commands from a worktree of revision REV,
@@ -32,18 +35,26 @@ ROOT = Path(__file__).resolve().parents[1]
 NEVER_RETURNS = """
 from nqueens_plugins import Solver, hookimpl
 
-class NeverReturns(Solver):
-    name = "never-returns"
-    summary = "Sleeps forever and ignores its budget."
+class NeverPrepared(Solver):
+    name = "never-prepared"
+    summary = "Sleeps forever and ignores its budget, in its default warm-up too."
 
     def solve(self, problem, rng, budget, options):
         import time
         while True:
             time.sleep(1)
 
+class NeverReturns(NeverPrepared):
+    name = "never-returns"
+    summary = "Warms up at once, then sleeps forever and ignores its budget."
+
+    def warm_up(self, options):
+        pass
+
 @hookimpl
 def nqueens_register_solvers(register):
     register(NeverReturns())
+    register(NeverPrepared())
 """
 
 
@@ -143,6 +154,15 @@ def main() -> None:
             record["seconds"],
             2.0,
             note=f"status {record['status']}",
+        )
+        seconds, done = timed(
+            lambda: nqueens("solve", "-s", "never-prepared", "-n", "8", "--prepare-timeout", "2", "--json", env=env)
+        )
+        report(
+            "a plugin that never ends its warm-up, --prepare-timeout 2: solve ends after",
+            seconds,
+            5.0,
+            note=f"status {json.loads(done.stdout)['status']}",
         )
 
     header("listing plugins")

@@ -22,7 +22,7 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
-from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.loading import host
@@ -128,6 +128,7 @@ def solve(
     memory: int | str | None = None,
     trace: bool | str | Path = False,
     executor: Executor | None = None,
+    prepare_timeout: float = PREPARE_TIMEOUT,
     **options: Any,
 ) -> Result:
     """Solve one board and return the verified result.
@@ -143,7 +144,9 @@ def solve(
 
     The solver runs in a warm worker process of the execution service (kept for
     the next call; or ``executor``'s), so a hang is killed at ``timeout`` and a
-    crash is a result, not the end of your program. ``isolate=False`` calls it in
+    crash is a result, not the end of your program. Preparing the solver there
+    (importing its plugin, its warm-up) is not timed; it has its own limit,
+    ``prepare_timeout`` seconds, and is reported as ``result.prepare_seconds``. ``isolate=False`` calls it in
     this process instead (no protection; for trusted solvers on small boards).
 
     ``trace=True`` records every step in ``result.trace`` (boards up to 64 and
@@ -156,6 +159,7 @@ def solve(
     seed = inputs.whole_number(seed or 0, "seed")
     trial = inputs.whole_number(trial, "trial", minimum=0)
     timeout = inputs.time_limit(timeout)
+    prepare = inputs.preparation_limit(prepare_timeout)
     if max_iterations is not None:
         max_iterations = inputs.whole_number(max_iterations, "max_iterations", minimum=1)
     trace_file = Path(trace) if isinstance(trace, (str, Path)) else None
@@ -171,7 +175,7 @@ def solve(
     }
     if isolate:
         limit = None if memory is None else inputs.parse_memory(memory)
-        task = Task.solve(chosen, problem, memory=limit, **limits)
+        task = Task.solve(chosen, problem, memory=limit, prepare_timeout=prepare, **limits)
         result = (executor or shared_executor()).run(task)
     else:
         from nqueens_plugins.execution.inprocess import run
@@ -198,6 +202,7 @@ def count(
     memory: int | str | None = None,
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
+    prepare_timeout: float = PREPARE_TIMEOUT,
     **options: Any,
 ) -> CountResult:
     """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
@@ -215,7 +220,8 @@ def count(
 
         return count_here(chosen, problem, unique=unique, timeout=timeout)
     limit = None if memory is None else inputs.parse_memory(memory)
-    task = Task.count(chosen, problem, unique=unique, timeout=timeout, memory=limit)
+    prepare = inputs.preparation_limit(prepare_timeout)
+    task = Task.count(chosen, problem, unique=unique, timeout=timeout, memory=limit, prepare_timeout=prepare)
     backend = executor or shared_executor()
     if progress is not None:
         from nqueens_plugins.execution.counting import count_in_parts
@@ -245,6 +251,7 @@ def compare(
     command: str | None = None,
     planned: Callable[[int], None] | None = None,
     notify: Notify | None = None,
+    prepare_timeout: float = PREPARE_TIMEOUT,
 ) -> Any:
     """Compare solvers over sizes and trials; a list of records, or an iterator with ``stream_records``.
 
@@ -287,6 +294,7 @@ def compare(
         problems,
         memory=None if memory is None else inputs.parse_memory(memory),
         skip_refused=everything,
+        prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
     tell = notify or python_warning
     records = stream(
@@ -319,6 +327,7 @@ def cross_check(
     timeout: float | None = CROSS_CHECK_TIMEOUT,
     memory: int | str | None = None,
     executor: Executor | None = None,
+    prepare_timeout: float = PREPARE_TIMEOUT,
 ) -> list[Check]:
     """Every solver (default: all) on each n: counts against OEIS and each other, boards verified,
     no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement."""
@@ -329,6 +338,7 @@ def cross_check(
         timeout=inputs.time_limit(timeout),
         executor=executor,
         memory=None if memory is None else inputs.parse_memory(memory),
+        prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
 
 
@@ -342,6 +352,7 @@ def cross_check_files(
     timeout: float | None = CROSS_CHECK_TIMEOUT,
     memory: int | str | None = None,
     executor: Executor | None = None,
+    prepare_timeout: float = PREPARE_TIMEOUT,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every solver that takes it (default: every complete one), optionally count
     it too, and judge the answers against each other and the published ones (``expected``, a CSPLib results
@@ -358,6 +369,7 @@ def cross_check_files(
         expected=read_expected(expected) if expected else None,
         executor=executor,
         memory=None if memory is None else inputs.parse_memory(memory),
+        prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
 
 

@@ -27,6 +27,7 @@ import click
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Status
+from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT
 
 EXIT_NOT_SOLVED = 1
 EXIT_BAD_INPUT = 2
@@ -95,6 +96,10 @@ class MemorySize(click.ParamType):
 
 WHOLE, COUNT, SECONDS, MEMORY = Whole(), Whole(minimum=0), Seconds(), MemorySize()
 MEMORY_HELP = "Memory a run may allocate beyond its worker's own (512M, 2G); past it allocations fail."
+PREPARE_HELP = (
+    "Seconds a worker may take to prepare a solver (import its plugin, warm up, compile kernels) before "
+    "its run is an error; preparation is never part of --timeout."
+)
 
 
 def fail(message: str) -> None:
@@ -171,6 +176,7 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 )
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
+@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
 )
@@ -187,6 +193,7 @@ def solve(
     show_queens: bool | None,
     board: bool | None,
     memory: int | None,
+    prepare_timeout: float,
     trace_file: str | None,
 ) -> None:
     """Solve one board or instance, verify the answer, show it."""
@@ -204,6 +211,7 @@ def solve(
         max_iterations=max_iterations,
         memory=memory,
         trace=trace_file if trace_file is not None else False,
+        prepare_timeout=prepare_timeout,
     )
     if trace_file is not None and result.trace is None:  # the worker died or was killed: nothing came back
         click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
@@ -238,6 +246,7 @@ def solve(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
+@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
 @executor_options
 def count(
     spec: str,
@@ -251,6 +260,7 @@ def count(
     as_json: bool,
     progress: bool | None,
     memory: int | None,
+    prepare_timeout: float,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
@@ -277,7 +287,14 @@ def count(
     jobs = 0 if progress or executor_kind == "dask" else 1
     with api.executor_for(executor_kind, scheduler, jobs) as executor, count_progress(progress) as shown:
         result = api.count(
-            variant, problem, unique=unique, timeout=timeout, memory=memory, executor=executor, progress=shown
+            variant,
+            problem,
+            unique=unique,
+            timeout=timeout,
+            memory=memory,
+            executor=executor,
+            progress=shown,
+            prepare_timeout=prepare_timeout,
         )
     if as_json:
         click.echo(json.dumps(result.to_dict()))
@@ -312,6 +329,7 @@ def count(
 @click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
+@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
 @executor_options
 def cross_check(
     sizes: str | None,
@@ -323,6 +341,7 @@ def cross_check(
     timeout: float | None,
     as_json: bool,
     memory: int | None,
+    prepare_timeout: float,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
@@ -344,11 +363,18 @@ def cross_check(
                 seed=seed,
                 timeout=timeout,
                 memory=memory,
+                prepare_timeout=prepare_timeout,
                 executor=executor,
             )
         else:
             checks = api.cross_check(
-                specs, sizes or "1..12", seed=seed, timeout=timeout, memory=memory, executor=executor
+                specs,
+                sizes or "1..12",
+                seed=seed,
+                timeout=timeout,
+                memory=memory,
+                executor=executor,
+                prepare_timeout=prepare_timeout,
             )
     if instances is not None:
         if as_json:
@@ -395,6 +421,7 @@ def cross_check(
 )
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
+@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
 @executor_options
 def compare(
     specs: str,
@@ -411,6 +438,7 @@ def compare(
     fmt: str,
     progress: bool | None,
     memory: int | None,
+    prepare_timeout: float,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
@@ -438,6 +466,7 @@ def compare(
             stream_records=True,
             executor=executor,
             memory=memory,
+            prepare_timeout=prepare_timeout,
             command=" ".join(["nqueens", *sys.argv[1:]]),
             planned=planned.append,
             notify=tell,

@@ -22,6 +22,9 @@ class BusyLoop(Solver):
     name = "hostile-busy"
     summary = "Spins forever and never looks at its budget."
 
+    def warm_up(self, options):  # type: ignore[no-untyped-def]
+        pass  # prepared at once: it is the run that never ends, and --timeout must end it
+
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
         while True:
             pass
@@ -30,6 +33,9 @@ class BusyLoop(Solver):
 class Sleeper(Solver):
     name = "hostile-sleeps"
     summary = "Sleeps for an hour."
+
+    def warm_up(self, options):  # type: ignore[no-untyped-def]
+        pass  # prepared at once: it is the run that never ends, and --timeout must end it
 
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
         time.sleep(3600)
@@ -91,6 +97,50 @@ class Nap(Solver):
         if queens is None:
             return Outcome(Status.GAVE_UP)
         return Outcome(Status.SOLVED, queens, 1, problem.n)
+
+
+class EndlessWarmUp(Solver):
+    name = "hostile-endless-warm-up"
+    summary = "Never finishes warming up (the default warm-up, a 4x4 solve, would hang the same way)."
+
+    def warm_up(self, options):  # type: ignore[no-untyped-def]
+        time.sleep(3600)
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.GAVE_UP, None, 0, 0)
+
+
+class HangsEverywhere(Solver):
+    name = "hostile-hangs-everywhere"
+    summary = "Sleeps for an hour in every solve, the default warm-up's 4x4 solve included."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        time.sleep(3600)
+
+
+class EndlessRebuild(Solver):
+    name = "hostile-endless-rebuild"
+    summary = "Never finishes being rebuilt in a worker (its unpickling sleeps)."
+
+    def __getstate__(self):  # type: ignore[no-untyped-def]
+        return {"rebuilt": True}  # some state, so that unpickling calls __setstate__
+
+    def __setstate__(self, state):  # type: ignore[no-untyped-def]
+        time.sleep(3600)
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.GAVE_UP, None, 0, 0)
+
+
+class FailingWarmUp(Solver):
+    name = "hostile-failing-warm-up"
+    summary = "Its own warm_up raises (a kernel that does not compile)."
+
+    def warm_up(self, options):  # type: ignore[no-untyped-def]
+        raise OSError("the kernel did not compile")
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
 
 
 HOSTILE = [Raises, BusyLoop, Sleeper, Exits, Segfaults, WrongType, AttackedBoard, FalseNoSolution]
@@ -263,6 +313,10 @@ MORE_HOSTILE = [
     RaisesMute,
     RaisesAtLength,
     Unrebuildable,
+    EndlessWarmUp,
+    HangsEverywhere,
+    EndlessRebuild,
+    FailingWarmUp,
 ]
 
 

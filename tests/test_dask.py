@@ -78,8 +78,8 @@ def test_a_hang_on_the_cluster_is_killed_there(fake_distribution) -> None:
     cluster, client = start_cluster()  # started after the plugin is installed, as on a real cluster
     try:
         with DaskExecutor(client=client) as executor:
-            # 5 s, not 1: the control's first call (its warm-up counts toward the limit) must fit
-            # even on a 2-core machine running a scheduler, two Dask workers and a test load.
+            # 5 s, not 1: the control's run must fit even on a 2-core machine running a scheduler,
+            # two Dask workers and a test load (its worker's preparation is not part of it).
             records = nq.compare(["hostile-sleeps", "min-conflicts"], [8], trials=2, timeout=5, executor=executor)
     finally:
         client.close()

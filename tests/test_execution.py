@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
+from nqueens_plugins.execution import service
 from nqueens_plugins.execution.service import LocalExecutor
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
@@ -151,6 +154,139 @@ def test_warm_start_keeps_import_time_out_of_the_timing(fake_distribution) -> No
     # only lengthens a sleep); the timed call itself is one construction of an 8-queen board.
     assert result.seconds < 1.0
     assert result.overhead_seconds >= 0
+
+
+def test_a_plugin_slow_to_import_is_prepared_not_timed(fake_distribution, run_cli) -> None:
+    """A plugin that takes 5 s to import (a heavy library, a model loaded at import): its own
+    ``solve --timeout 3`` is solved; the import is the worker's preparation, apart in the record."""
+    slow_import = """
+        import time
+
+        from nqueens_plugins import Outcome, Solver, Status, hookimpl
+        from nqueens_plugins.builtin.construction import construct
+
+        time.sleep(5)
+
+        class SlowImport(Solver):
+            name = "slow-import"
+            summary = "Takes 5 s to import, then solves at once."
+
+            def solve(self, problem, rng, budget, options):
+                return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(SlowImport())
+    """
+    fake_distribution("nqueens-slow-import", {"slow": "slow_import_plugin"}, {"slow_import_plugin": slow_import})
+    code, out, _ = run_cli("solve", "-s", "slow-import", "-n", "8", "--timeout", "3", "--json")
+    record = json.loads(out)
+    assert code == 0 and record["status"] == "solved" and record["verified"], record["reason"]
+    assert record["prepare_seconds"] >= 5  # a sleep: load only lengthens it
+    code, out, _err = run_cli("solve", "-s", "slow-import", "-n", "8", "--timeout", "3", "--json")
+    assert json.loads(out)["prepare_seconds"] is None  # the worker is prepared once, then kept
+
+
+def test_a_long_preparation_is_shown_by_solve(fake_distribution, run_cli) -> None:
+    slow_warm_up = """
+        import time
+
+        from nqueens_plugins import hookimpl
+        from nqueens_plugins.builtin.min_conflicts import MinConflicts
+
+        class SlowWarmUp(MinConflicts):
+            name = "slow-warm-up"
+
+            def warm_up(self, options):
+                time.sleep(1.5)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(SlowWarmUp())
+    """
+    fake_distribution("nqueens-slow-warm-up", {"slow": "slow_warm_up_plugin"}, {"slow_warm_up_plugin": slow_warm_up})
+    code, out, err = run_cli("solve", "-s", "slow-warm-up", "-n", "8")
+    assert code == 0, err
+    assert re.search(r"before it, \d+\.\d s preparing the solver", out), out
+
+
+def test_a_preparation_over_its_own_limit_is_an_error_and_not_tried_again(hostile_env, run_cli) -> None:
+    records = nq.compare(
+        ["hostile-endless-warm-up", "min-conflicts"], [8], trials=3, timeout=60, prepare_timeout=1, jobs=1
+    )
+    endless = [r for r in records if r["solver"] == "hostile-endless-warm-up"]
+    assert [r["status"] for r in endless] == ["error"] * 3
+    first, *others = endless
+    assert "preparing the solver" in first["reason"] and "took more than 1 s" in first["reason"], first["reason"]
+    assert first["prepare_seconds"] >= 1
+    # The call does not spend the limit again on each of the solver's runs: they end with the first's failure.
+    assert all(r["reason"].startswith("not started: for an earlier task of this solver") for r in others)
+    assert all(r["status"] == "solved" for r in records if r["solver"] == "min-conflicts")
+    code, out, _err = run_cli("solve", "-s", "hostile-endless-warm-up", "-n", "8", "--prepare-timeout", "1")
+    assert code == 1 and "took more than 1 s" in out and "--prepare-timeout" in out, out
+
+
+@pytest.mark.parametrize(
+    ("solver", "where"),
+    [
+        ("hostile-endless-warm-up", "(in its warm_up)"),
+        ("hostile-hangs-everywhere", "(in its default warm-up, a 4x4 solve: a solve that never returns hangs there)"),
+        ("hostile-endless-rebuild", "(importing its plugin and rebuilding it)"),
+    ],
+)
+def test_a_preparation_over_its_limit_says_where_it_hung(hostile_env, solver: str, where: str) -> None:
+    result = nq.solve(solver, 8, timeout=1, prepare_timeout=1)
+    assert result.status == "error" and where in (result.reason or ""), result.reason
+
+
+@pytest.mark.parametrize("value", ["none", "0", "-1", "abc"])
+def test_a_bad_prepare_timeout_is_one_line(run_cli, value: str) -> None:
+    code, _out, err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--prepare-timeout", value)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_a_split_count_does_not_pay_for_its_workers_preparation(fake_distribution) -> None:
+    """Each worker prepares the counter for 3 s (past the whole count's 2 s limit); the pieces get
+    that time back on the worker that spent it, so the count ends exact."""
+    slow_warm_counter = """
+        import time
+
+        from nqueens_plugins import hookimpl
+        from nqueens_plugins.builtin.bitboard import Bitboard
+
+        class SlowWarmCounter(Bitboard):
+            name = "slow-warm-counter"
+
+            def warm_up(self, options):
+                time.sleep(3)
+                super().warm_up(options)  # and load the compiled counters
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(SlowWarmCounter())
+    """
+    fake_distribution("nqueens-slow-count", {"slow": "slow_warm_counter"}, {"slow_warm_counter": slow_warm_counter})
+    pieces: list[int] = []
+    with LocalExecutor(2) as executor:
+        result = nq.count("slow-warm-counter", 12, timeout=2, executor=executor, progress=lambda d, t: pieces.append(t))
+    assert pieces and pieces[0] > 2  # it was split
+    assert result.status == "solved" and result.solutions == 14_200 and result.verified, result.reason
+    assert result.prepare_seconds is not None and result.prepare_seconds >= 6  # the plan's worker, then the other
+
+
+def test_the_workers_own_failure_goes_to_a_log_the_record_names(tmp_path: Path) -> None:
+    log = tmp_path / "worker.log"
+    code = (
+        "from pathlib import Path\n"
+        "from nqueens_plugins.execution.worker import log_own_failures\n"
+        f"log_own_failures(Path({str(log)!r}))\n"
+        "raise RuntimeError('a bug in the worker itself')\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert completed.returncode == 1 and "Traceback" not in completed.stderr, completed.stderr
+    assert "RuntimeError: a bug in the worker itself" in log.read_text()
+    assert service.death_message(1, log) == f"worker process exited with status 1; its traceback is in {log}"
+    assert service.death_message(-11, tmp_path / "none.log") == "worker process crashed (SIGSEGV)"
 
 
 def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: Path) -> None:

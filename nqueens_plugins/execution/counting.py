@@ -27,18 +27,22 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
     A solver that offers no pieces (or fails to plan) is counted in one task. A
     piece that fails makes the count fail; one that runs out of time makes the total
     a lower bound (``timed-out``). The task's ``timeout`` holds for the whole
-    count: every piece carries the same deadline. ``progress(done, total)`` is
+    count, less no preparation: the plan is timed like any call, then every piece
+    carries the same deadline, which a worker moves by what preparing the solver
+    took it (``service.WorkerProcess.prepared``). ``progress(done, total)`` is
     called as pieces come back (this is how a long count shows how far it is).
     """
-    start = time.perf_counter()
-    if task.timeout is not None and task.deadline is None:
-        task = replace(task, deadline=time.time() + task.timeout)
     ((_, plan),) = executor.map([replace(task, kind=TaskKind.COUNT_PLAN)])
-    parts = getattr(plan, "outcome", None)
-    if getattr(plan, "error", None) is not None or not isinstance(parts, list) or not parts:
+    assert isinstance(plan, Executed)
+    parts = plan.outcome
+    if plan.error is not None or not isinstance(parts, list) or not parts:
         ((_, answer),) = executor.map([task])  # in one piece (``run`` may be what called us)
         assert isinstance(answer, CountResult)
         return answer
+    start = time.perf_counter()
+    if task.timeout is not None and task.deadline is None:
+        task = replace(task, deadline=time.time() + max(0.0, task.timeout - plan.seconds))
+    preparing = 0.0  # the longest preparation of a worker for these pieces: they prepare side by side
     total = iterations = done = 0
     counters: dict[str, int] = {}  # the pieces' whole-number counters, added up
     status = Status.SOLVED
@@ -49,6 +53,7 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
         for _, executed in answers:
             assert isinstance(executed, Executed)
             done += 1
+            preparing = max(preparing, executed.prepare_seconds or 0.0)
             if progress is not None:
                 progress(done, len(parts))
             if executed.error is not None and executed.status is Status.TIMED_OUT:
@@ -58,7 +63,10 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
                 problem = executed.error or part_error(counted)
                 if problem is not None:
                     failed = Executed(
-                        None, time.perf_counter() - start, f"a piece of the count: {problem}", executed.status
+                        None,
+                        plan.seconds + time.perf_counter() - start,
+                        f"a piece of the count: {problem}",
+                        executed.status,
                     )
                     return judge_count(task.variant, task.problem, task.unique, failed)
                 total += int(counted.solutions)
@@ -69,7 +77,7 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
                         counters[key] = counters.get(key, 0) + value
                 if Status(counted.status) is not Status.SOLVED:
                     status = Status.TIMED_OUT
-            if task.deadline is not None and time.time() >= task.deadline and done < len(parts):
+            if task.deadline is not None and time.time() >= task.deadline + preparing and done < len(parts):
                 status = Status.TIMED_OUT  # the pieces not yet counted are left out, not started only to be stopped
                 break
     finally:
@@ -77,7 +85,11 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
         if close is not None:
             close()  # stops the pieces still running (a generator's cleanup kills their workers)
     combined = Count(status, total, task.unique, iterations, {**counters, "parts": len(parts)})
-    return judge_count(task.variant, task.problem, task.unique, Executed(combined, time.perf_counter() - start))
+    # The count's own time: its plan, then its pieces' wall time less the longest preparation among them.
+    seconds = plan.seconds + max(0.0, time.perf_counter() - start - preparing)
+    prepared = (plan.prepare_seconds or 0.0) + preparing
+    executed = Executed(combined, seconds, prepare_seconds=prepared or None)
+    return judge_count(task.variant, task.problem, task.unique, executed)
 
 
 def part_error(counted: Any) -> str | None:

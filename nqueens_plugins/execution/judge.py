@@ -42,6 +42,7 @@ class Result:
     counters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0  # the solver call alone, timed in the process that ran it
     overhead_seconds: float = 0.0  # the rest of the parent's wall time for the run (messages, verification)
+    prepare_seconds: float | None = None  # its worker's untimed preparation of the solver, if this run needed one
     trace: Trace | None = None  # the steps, when traced (not part of the record)
 
     @property
@@ -92,6 +93,7 @@ class CountResult:
     counters: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     overhead_seconds: float = 0.0
+    prepare_seconds: float | None = None  # its workers' untimed preparation of the solver, if this count needed one
 
     @property
     def n(self) -> int:
@@ -116,6 +118,7 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
         "seed": seed,
         "trial": trial,
         "seconds": executed.seconds,
+        "prepare_seconds": executed.prepare_seconds,
         "trace": executed.trace,
     }
     if executed.error is not None:
@@ -139,7 +142,13 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
 
 def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Executed) -> CountResult:
     """Verify a count (OEIS for plain boards) and make its result; never raises on a bad Count."""
-    base: dict[str, Any] = {"solver": variant.label, "problem": problem, "unique": unique, "seconds": executed.seconds}
+    base: dict[str, Any] = {
+        "solver": variant.label,
+        "problem": problem,
+        "unique": unique,
+        "seconds": executed.seconds,
+        "prepare_seconds": executed.prepare_seconds,
+    }
     if executed.error is not None:
         return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)
     counted = executed.outcome

@@ -10,9 +10,15 @@ own. Here each task runs in a worker process (``worker.py``, started as
 * lives in its own process group: a kill takes whatever the plugin started;
 * says when it has started (Python and this package imported): no task's
   clock runs during a worker's startup, however loaded the machine;
-* is warm-started: the first time it meets a solver it runs the solver's
-  untimed ``warm_up``, so imports and compiled kernels never count as solving
-  time (a warm-up that outlasts the task's whole limit is killed like a run);
+* prepares a solver the first time it meets it (rebuilds it, which imports its
+  plugin, and runs its untimed ``warm_up``) under a limit of its own, the
+  task's ``prepare_timeout``, never the run's: imports and compiled kernels
+  never count as solving time, and the record keeps the preparation apart
+  (``prepare_seconds``). One that outlasts its limit is an ``error`` saying so,
+  and the solver's other tasks in the same call end with it, unstarted (a
+  preparation that took minutes once would take them again);
+* serves one plugin only, so nothing a plugin leaves in its process reaches
+  another plugin's runs;
 * times the solver call alone; this process records its own wall time beside
   it, and the difference is reported as ``overhead_seconds``;
 * is killed from outside ``KILL_GRACE`` seconds past the task's time limit
@@ -40,14 +46,17 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Self
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Status
+from nqueens_plugins.core.solver import Solver
 from nqueens_plugins.execution import probe, processes
 from nqueens_plugins.execution.judge import Answer, conclude
 from nqueens_plugins.execution.tasks import Executed, Task
@@ -57,19 +66,57 @@ STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine
 DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still alive
 
 
-def killed(task: Task, elapsed: float, during_warm_up: bool) -> Executed:
-    when = "in its first (warm-up) call" if during_warm_up else "still running"
+def killed(task: Task, elapsed: float) -> Executed:
+    """A run killed at its time limit: ``timed-out``."""
     if task.deadline is not None:
         limit = "its job's deadline"  # a piece of a split count: the whole count's limit
     else:
         limit = f"its {task.timeout if task.timeout is not None else 0.0:g} s limit"
-    reason = f"killed after {elapsed:.2f} s: {when} {KILL_GRACE} s past {limit}"
+    reason = f"killed after {elapsed:.2f} s: still running {KILL_GRACE} s past {limit}"
     return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
 
 
-def death_message(code: int | None) -> str:
+def unprepared(task: Task, elapsed: float, warming_up: bool) -> Executed:
+    """A solver whose preparation outlasted its own limit: an ``error`` (the run never started)."""
+    if not warming_up:
+        where = "importing its plugin and rebuilding it"
+    elif type(task.variant.solver).warm_up is Solver.warm_up:
+        where = "in its default warm-up, a 4x4 solve: a solve that never returns hangs there"
+    else:
+        where = "in its warm_up"
+    reason = (
+        f"preparing the solver took more than {task.prepare_timeout:g} s ({where}) and was stopped; "
+        "the run never started (allow more with --prepare-timeout)"
+    )
+    return Executed(None, 0.0, reason, status=Status.ERROR, prepare_seconds=elapsed)
+
+
+def not_tried(failure: Executed) -> Executed:
+    """A task not started because preparing its solver failed for an earlier task in the same call."""
+    reason = f"not started: for an earlier task of this solver in the same call, {failure.error}"
+    return Executed(None, 0.0, reason, status=Status.ERROR)
+
+
+def death_message(code: int | None, log: Path) -> str:
+    """How a worker ended, naming the debug log its own traceback went to, if it wrote one."""
     how = processes.how_it_ended(code)
-    return f"worker process crashed ({how})" if code is not None and code < 0 else f"worker process exited with {how}"
+    message = (
+        f"worker process crashed ({how})" if code is not None and code < 0 else f"worker process exited with {how}"
+    )
+    if log.exists():
+        message += f"; its traceback is in {log}"
+    return message
+
+
+_logs = itertools.count()
+
+
+def log_path() -> Path:
+    """Where a new worker writes its own traceback if it fails (``worker.log_own_failures``); unique to
+    this process and worker, and only written if the worker itself breaks."""
+    path = Path(tempfile.gettempdir()) / f"nqueens-worker-{os.getpid()}-{next(_logs)}.log"
+    path.unlink(missing_ok=True)  # left by an earlier process of the same number
+    return path
 
 
 LOOKAHEAD = 256  # pending tasks a free worker looks through for one of its own plugin
@@ -103,6 +150,7 @@ class WorkerProcess:
         environment = processes.child_environment()
         # The plugins whose import crashed a probe here are not imported there either.
         environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
+        self.log = log_path()
         try:
             self.process = subprocess.Popen(
                 [
@@ -112,6 +160,7 @@ class WorkerProcess:
                     str(to_child_read),
                     str(from_child_write),
                     str(os.getpid()),
+                    str(self.log),
                 ],
                 pass_fds=(to_child_read, from_child_write),
                 stdin=subprocess.DEVNULL,
@@ -127,9 +176,13 @@ class WorkerProcess:
         self.created = time.perf_counter()
         self.ready = False  # it said it has started: task clocks run from then, never during startup
         self.tasks: deque[Task] = deque()  # sent, not answered; the first is running or warming up
-        self.started = 0.0  # when the first task's timed call started (or, while warming up, was sent)
+        self.started = 0.0  # when the first task's timed call started (or, while preparing, came up)
         self.running = False  # the first task's timed call is under way
-        self.warmed: set[str] = set()  # solvers this worker has warmed up: it starts their calls at once
+        self.warming_up = False  # the first task's solver is rebuilt and warming up
+        self.warmed: set[str] = set()  # solvers this worker has prepared: it starts their calls at once
+        # A job's deadline (a split count's pieces share one) -> what preparing took here: its pieces here
+        # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
+        self.extensions: dict[float, float] = {}
         self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
 
     def serves(self, task: Task) -> bool:
@@ -143,9 +196,10 @@ class WorkerProcess:
             self.begin()
 
     def begin(self) -> None:
-        """The first task starts now: at once if its solver is warm, else after its warm-up."""
+        """The first task starts now: at once if its solver is prepared, else after its preparation."""
         self.started = time.perf_counter()
         self.running = self.tasks[0].variant.name in self.warmed
+        self.warming_up = False
 
     def deadline(self) -> float:
         if not self.ready:
@@ -153,13 +207,22 @@ class WorkerProcess:
         if not self.tasks:
             return float("inf")
         task = self.tasks[0]
-        # The warm-up is not timed, but it is not free either: until the timed call
-        # starts, the limit runs from when the task came up, so no path overstays it
-        # by more than the grace; from the start of the timed call it starts afresh.
+        if not self.running:  # preparing its solver: the preparation's own limit, never the run's
+            return self.started + task.prepare_timeout + KILL_GRACE
         end = float("inf") if task.timeout is None else self.started + task.timeout
         if task.deadline is not None:
-            end = min(end, time.perf_counter() + task.deadline - time.time())
+            job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
+            end = min(end, time.perf_counter() + job_end - time.time())
         return end + KILL_GRACE
+
+    def prepared(self, seconds: float) -> None:
+        """The worker says it prepared the first task's solver in ``seconds``: its run starts now."""
+        task = self.tasks[0]
+        self.running = True
+        self.started = time.perf_counter()
+        self.warmed.add(task.variant.name)
+        if task.deadline is not None:
+            self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
 
     def kill(self) -> None:
         """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
@@ -228,6 +291,7 @@ class LocalExecutor(Executor):
             )
         self.jobs = max(1, jobs or cores)
         self.idle: list[WorkerProcess] = []
+        self.unprepared: dict[str, Executed] = {}  # variant name -> its preparation's failure, in this call
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
         for task, executed, wall in self.execute(tasks):
@@ -237,8 +301,13 @@ class LocalExecutor(Executor):
         """Run every task; yield (task, what came back unverified, wall seconds) as each ends."""
         pending = deque(tasks)
         busy: dict[Connection, WorkerProcess] = {}
+        self.unprepared.clear()
         try:
             while pending or busy:
+                if self.unprepared:
+                    yield from self.not_started(pending)
+                    if not (pending or busy):
+                        break
                 self.fill(pending, busy)
                 deadline = min(worker.deadline() for worker in busy.values())
                 # Wake at least every DEATH_CHECK seconds: a worker's death is noticed even when
@@ -258,6 +327,12 @@ class LocalExecutor(Executor):
         finally:
             for worker in busy.values():
                 worker.kill()
+
+    def not_started(self, pending: deque[Task]) -> Iterator[tuple[Task, Executed, float | None]]:
+        """The pending tasks of solvers whose preparation failed in this call, ended with that failure."""
+        for task in [task for task in pending if task.variant.name in self.unprepared]:
+            pending.remove(task)
+            yield task, not_tried(self.unprepared[task.variant.name]), None
 
     def fill(self, pending: deque[Task], busy: dict[Connection, WorkerProcess]) -> None:
         """Hand pending tasks to workers: idle or new ones first, then a second task to each. A worker
@@ -309,10 +384,11 @@ class LocalExecutor(Executor):
                     worker.ready = True
                     worker.begin()  # the first task's clock starts now, not while Python started
                     continue
+                if message[0] == "warming-up":
+                    worker.warming_up = True
+                    continue
                 if message[0] == "started":
-                    worker.running = True
-                    worker.started = time.perf_counter()
-                    worker.warmed.add(task.variant.name)
+                    worker.prepared(message[1])
                     continue
                 worker.tasks.popleft()
                 answers.append((task, message[1], time.perf_counter() - worker.started))
@@ -326,14 +402,18 @@ class LocalExecutor(Executor):
             code = worker.process.wait()
             worker.kill()  # and whatever the plugin left running
             task = worker.tasks.popleft()
-            answers.append((task, Executed(None, time.perf_counter() - worker.started, death_message(code)), None))
+            reason = death_message(code, worker.log)
+            answers.append((task, Executed(None, time.perf_counter() - worker.started, reason), None))
             self.requeue(worker, pending)
         elif worker.tasks and time.perf_counter() >= worker.deadline():
             elapsed = time.perf_counter() - worker.started
             worker.kill()
             task = worker.tasks.popleft()
-            if worker.ready:
-                answers.append((task, killed(task, elapsed, during_warm_up=not worker.running), None))
+            if worker.ready and worker.running:
+                answers.append((task, killed(task, elapsed), None))
+            elif worker.ready:
+                self.unprepared[task.variant.name] = unprepared(task, elapsed, worker.warming_up)
+                answers.append((task, self.unprepared[task.variant.name], None))
             else:
                 answers.append(
                     (task, Executed(None, 0.0, f"worker process did not start within {STARTUP_LIMIT:g} s"), None)

@@ -21,6 +21,10 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
 from nqueens_plugins.core.solver import Variant
 
+# Seconds a worker may take to prepare a solver (rebuild it, import its plugin, run its untimed
+# warm-up) by default. Generous: a first numba compilation or a heavy import takes seconds.
+PREPARE_TIMEOUT = 120.0
+
 
 class TaskKind(enum.StrEnum):
     """What a task asks of its solver. The pieces of a split count (``counting.py``) are tasks too."""
@@ -47,6 +51,7 @@ class Task:
     deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
     memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
     trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
+    prepare_timeout: float = PREPARE_TIMEOUT  # the limit on preparing its solver, if its worker must
 
     def seconds_left(self) -> float | None:
         """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
@@ -84,6 +89,7 @@ class Executed:
     error: str | None = None
     status: Status = Status.ERROR
     trace: Trace | None = None  # the steps, when the run was traced
+    prepare_seconds: float | None = None  # the worker's preparation before this call (its first of this solver)
 
     def unsendable(self, reason: str) -> Executed:
         return Executed(None, self.seconds, reason)

@@ -1,6 +1,6 @@
 """Execution layer, worker side: the worker program (``python -m nqueens_plugins.execution.worker``).
 
-Usage: ``python -m nqueens_plugins.execution.worker READ_FD WRITE_FD PARENT_PID``.
+Usage: ``python -m nqueens_plugins.execution.worker READ_FD WRITE_FD PARENT_PID LOG_PATH``.
 
 Every call into plugin code runs here, in a process of its own that the
 execution service (``service.py``) starts, feeds tasks over a pipe, times out
@@ -11,13 +11,22 @@ worker can start the very same program.
 It says ``("ready",)`` once started and imported (no task's clock runs before
 that), then for each task:
 
-1. the first time it meets a solver, a *warm-up*: the solver's untimed
-   ``warm_up`` (by default a 4x4 solve), so the plugin's imports and compiled
-   kernels are loaded before any clock starts;
-2. after a warm-up it sends ``("started",)``, from which the service's time
-   limit runs (a warm worker starts at once; the limit runs from submission);
+1. it rebuilds the task (unpickling imports the solver's plugin and rebuilds
+   the solver: plugin code);
+2. the first time it meets a solver, it *prepares* it: the solver's untimed
+   ``warm_up`` (by default a 4x4 solve), so imports and compiled kernels are
+   loaded before any clock starts (``("warming-up",)`` tells the service it is
+   past rebuilding), and sends ``("started", seconds)``, the
+   seconds that rebuilding and warming up took; the service holds them to the
+   task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
-   sends the result back, unverified (the parent verifies, ``judge.py``).
+   sends the result back, unverified (the parent verifies, ``judge.py``), with
+   the preparation it needed (``Executed.prepare_seconds``).
+
+A failure in any step travels back as the task's result, saying where it
+happened. The worker's own failures (a bug here, a pipe gone wrong) write their
+traceback to ``LOG_PATH``, which the service names in the record; nothing of
+the worker's own reaches the user's terminal.
 
 It lives in its own process group (the service kills the group, so whatever a
 plugin started goes too) and adopts what a plugin started outside the group
@@ -37,9 +46,14 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator
+from dataclasses import replace
 from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
 
+from nqueens_plugins.core.solver import Solver
 from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import describe, perform
 from nqueens_plugins.execution.tasks import Executed, Task
@@ -81,16 +95,48 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
 
 
-def warm_up(task: Task, warmed: set[str]) -> bool:
-    """The solver's untimed ``warm_up`` the first time a solver is met (imports, JIT);
-    True if it ran (the parent is then told when the timed call starts)."""
-    name = task.variant.name
-    if name in warmed:
-        return False
-    warmed.add(name)
-    with contextlib.suppress(BaseException):  # a failing warm-up is the timed call's to report
-        task.variant.solver.warm_up(dict(task.variant.options))
-    return True
+def warm_up(task: Task) -> Executed | None:
+    """The solver's untimed ``warm_up`` (imports, JIT); the failure to send back instead of a run, if
+    it failed. A solver's own ``warm_up`` failing is its preparation failing; the default one (a 4x4
+    solve) only guesses what the solver loads, so its failure is left for the timed call to meet."""
+    solver = task.variant.solver
+    try:
+        solver.warm_up(dict(task.variant.options))
+    except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
+        if type(solver).warm_up is not Solver.warm_up:
+            return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
+    return None
+
+
+class Preparations:
+    """What this worker has prepared: each solver once (by variant name), and, for a job's deadline
+    (a split count's pieces share one), the preparation time its pieces here get back."""
+
+    def __init__(self) -> None:
+        self.prepared: set[str] = set()
+        self.extensions: dict[float, float] = {}
+
+    def prepare(self, task: Task, rebuilding: float, writer: Connection) -> tuple[float | None, Executed | None]:
+        """Prepare ``task``'s solver if it is new here: (the seconds it took, or None if it was
+        ready; the failure to send back, if preparing failed)."""
+        if task.variant.name in self.prepared:
+            return None, None
+        self.prepared.add(task.variant.name)
+        writer.send(("warming-up",))  # rebuilt: a preparation that never ends is now in the warm-up
+        start = time.perf_counter()
+        failed = warm_up(task)
+        seconds = rebuilding + time.perf_counter() - start
+        writer.send(("started", seconds))
+        if task.deadline is not None:
+            self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
+        return seconds, failed
+
+    def with_time_back(self, task: Task) -> Task:
+        """The task with its job's deadline moved by what preparing took here (``service.WorkerProcess``
+        moves it the same way): a job's time limit never pays for preparation."""
+        if task.deadline is None or task.deadline not in self.extensions:
+            return task
+        return replace(task, deadline=task.deadline + self.extensions[task.deadline])
 
 
 @contextlib.contextmanager
@@ -124,24 +170,25 @@ def format_bytes(size: int) -> str:
     return f"{size / (1 << 30):g} GiB" if size >= 1 << 30 else f"{size / (1 << 20):g} MiB"
 
 
-def receive(reader: Connection) -> tuple[Task | None, Executed | None]:
-    """The next task (None: the service is done with this worker), or, when it cannot be
-    rebuilt here, the failure to send back in its place. Rebuilding a task imports the
-    solver's plugin and unpickles the solver: plugin code, which may fail in any way."""
+def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
+    """The next task (None: the service is done with this worker), or, when it cannot be rebuilt
+    here, the failure to send back in its place; and the seconds rebuilding took. Rebuilding a
+    task imports the solver's plugin and unpickles the solver: plugin code, which may fail in any way."""
     message = reader.recv_bytes()
+    start = time.perf_counter()
     try:
         task = pickle.loads(message)
     except BaseException as exc:  # noqa: BLE001 - an unpickling solver may raise anything
         where = "importing the solver's plugin" if isinstance(exc, ImportError) else "rebuilding the solver"
-        return None, Executed(None, 0.0, f"{where} in the worker failed: {describe(exc)}")
-    return task, None
+        return None, Executed(None, 0.0, f"{where} in the worker failed: {describe(exc)}"), 0.0
+    return task, None, time.perf_counter() - start
 
 
 def serve(reader: Connection, writer: Connection) -> None:
-    warmed: set[str] = set()
+    preparations = Preparations()
     while True:
         try:
-            task, failed = receive(reader)
+            task, failed, rebuilding = receive(reader)
         except (EOFError, OSError):
             return
         if failed is not None:
@@ -150,9 +197,9 @@ def serve(reader: Connection, writer: Connection) -> None:
         if task is None:
             return
         with memory_limit(task.memory):  # the warm-up is plugin code too
-            if warm_up(task, warmed):
-                writer.send(("started",))
-            outcome = perform(task)
+            prepared, failed = preparations.prepare(task, rebuilding, writer)
+            outcome = failed or perform(preparations.with_time_back(task))
+        outcome.prepare_seconds = prepared
         if task.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.memory)})"
         if processes.children(os.getpid()):  # a plugin's processes do not outlive its call
@@ -164,8 +211,20 @@ def serve(reader: Connection, writer: Connection) -> None:
             writer.send(("done", outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
 
 
+def log_own_failures(path: Path) -> None:
+    """Send the worker's own uncaught exceptions (never a plugin's: those travel back as results)
+    to a debug log at ``path``, not to the user's terminal; the service names it in the record."""
+
+    def write_log(kind: type[BaseException], value: BaseException, trace: Any) -> None:
+        with contextlib.suppress(OSError):
+            path.write_text("".join(traceback.format_exception(kind, value, trace)), encoding="utf-8")
+
+    sys.excepthook = write_log
+
+
 def main() -> None:
     read_fd, write_fd, parent = (int(value) for value in sys.argv[1:4])
+    log_own_failures(Path(sys.argv[4]))
     os.dup2(2, 1)  # what plugins print goes to stderr; results travel on the pipe only
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)

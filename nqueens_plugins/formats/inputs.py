@@ -69,6 +69,16 @@ def time_limit(value: object, what: str = "timeout") -> float | None:
     return float(value)
 
 
+def preparation_limit(value: object) -> float:
+    """The limit on preparing a solver in a worker: a positive, finite number of seconds (never None:
+    a preparation that never ends would hold its run forever)."""
+    if value is None:
+        raise BadInput("prepare_timeout must be a positive number of seconds, not None")
+    limit = time_limit(value, "prepare_timeout")
+    assert limit is not None
+    return limit
+
+
 def solver_spec(value: object) -> str:
     if not isinstance(value, str):
         raise BadInput(f"a solver is named by a string such as 'min-conflicts', not {value!r}")

@@ -20,7 +20,7 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.service import Executor, given_or_local
-from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.formats.records import ResultsWriter, run_record
 from nqueens_plugins.loading import host
@@ -51,6 +51,7 @@ class Grid:
     memory: int | None = None  # bytes a run may allocate beyond its worker's own
     skip_refused: bool = False  # ("-s all") leave out what a solver refuses, instead of stopping
     skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
+    prepare_timeout: float = PREPARE_TIMEOUT  # seconds a worker may take to prepare a solver (untimed)
 
     def problems(self) -> list[Problem]:
         if self.instances:
@@ -97,6 +98,7 @@ class Grid:
                         trial=trial,
                         timeout=self.timeout,
                         memory=self.memory,
+                        prepare_timeout=self.prepare_timeout,
                     )
                     for v in takers
                 )

@@ -65,8 +65,18 @@ def result_summary(result: Result) -> str:
     figures = f"iterations {result.iterations:,} · moves {result.moves:,}"
     if result.counters:
         figures += " · " + format_counters(result.counters)
-    lines.append(f"{figures} · {result.seconds:.3f} s")
+    lines.append(f"{figures} · {result.seconds:.3f} s{preparation(result.prepare_seconds)}")
     return "\n".join(lines)
+
+
+PREPARATION_SHOWN_FROM = 1.0  # seconds: a shorter preparation is in the record only
+
+
+def preparation(seconds: float | None) -> str:
+    """The worker's preparation, when it was long enough to notice (it is never in the timed figure)."""
+    if seconds is None or seconds < PREPARATION_SHOWN_FROM:
+        return ""
+    return f" (before it, {seconds:.1f} s preparing the solver: import and warm-up, untimed)"
 
 
 def count_summary(result: CountResult) -> str:
@@ -86,7 +96,7 @@ def count_summary(result: CountResult) -> str:
     figures = f"iterations {result.iterations:,}"
     if result.counters:
         figures += " · " + format_counters(result.counters)
-    lines.append(f"{figures} · {result.seconds:.3f} s")
+    lines.append(f"{figures} · {result.seconds:.3f} s{preparation(result.prepare_seconds)}")
     return "\n".join(lines)
 
 
