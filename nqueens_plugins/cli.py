@@ -60,15 +60,20 @@ class Whole(click.ParamType):
 
 
 class Seconds(click.ParamType):
-    """A positive, finite number of seconds, or ``none`` for no limit."""
+    """A positive, finite number of seconds, or ``none`` for no limit (where a limit may be lifted)."""
 
     name = "seconds"
+
+    def __init__(self, allow_none: bool = True) -> None:
+        self.allow_none = allow_none
 
     def convert(self, value: Any, param: Any, ctx: Any) -> float | None:
         if value is None or isinstance(value, float):
             return value
         text = str(value).strip().lower()
         if text in ("", "none"):
+            if not self.allow_none:
+                self.fail(f"takes a number of seconds; this limit cannot be lifted, not {value!r}", param, ctx)
             return None
         if not re.fullmatch(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?", text):
             self.fail(f"takes seconds, not {value!r}", param, ctx)
@@ -176,7 +181,13 @@ BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand the
 )
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
+@click.option(
+    "--prepare-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{PREPARE_TIMEOUT:g}",
+    show_default=True,
+    help=PREPARE_HELP,
+)
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
 )
@@ -246,7 +257,13 @@ def solve(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
+@click.option(
+    "--prepare-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{PREPARE_TIMEOUT:g}",
+    show_default=True,
+    help=PREPARE_HELP,
+)
 @executor_options
 def count(
     spec: str,
@@ -329,7 +346,13 @@ def count(
 @click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
+@click.option(
+    "--prepare-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{PREPARE_TIMEOUT:g}",
+    show_default=True,
+    help=PREPARE_HELP,
+)
 @executor_options
 def cross_check(
     sizes: str | None,
@@ -421,7 +444,13 @@ def cross_check(
 )
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option("--prepare-timeout", type=SECONDS, default=f"{PREPARE_TIMEOUT:g}", show_default=True, help=PREPARE_HELP)
+@click.option(
+    "--prepare-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{PREPARE_TIMEOUT:g}",
+    show_default=True,
+    help=PREPARE_HELP,
+)
 @executor_options
 def compare(
     specs: str,
