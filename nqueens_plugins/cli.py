@@ -743,11 +743,14 @@ def show(renderable: Any) -> None:
         make_console().print(renderable)
 
 
+PIPED_WIDTH = 1000  # columns: wider than any table (a table keeps its natural width; the console is not filled)
+
+
 def make_console() -> Any:
     from rich.console import Console
 
-    # Piped output (a file, a CI log) gets room for whole tables instead of folded cells.
-    width = None if sys.stdout.isatty() else 160
+    # Piped output (a file, a CI log, grep) gets room for whole tables: a table never folds its cells there.
+    width = None if sys.stdout.isatty() else PIPED_WIDTH
     return Console(highlight=False, markup=False, width=width)
 
 

@@ -291,7 +291,7 @@ def test_cross_check_instances_against_published_answers(run_cli) -> None:
     assert "unsatisfiable (unconfirmed)" in out  # one complete solver is not enough to confirm
 
 
-def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution) -> None:
+def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution, tmp_path: Path) -> None:
     liar = """
         from nqueens_plugins import Outcome, Solver, Status, hookimpl
 
@@ -309,12 +309,23 @@ def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution) -> None:
             register(Liar())
     """
     fake_distribution("nqueens-liar", {"liar": "liar_plugin"}, {"liar_plugin": liar})
+    # A published instance: the verifier holds the claim against its published answer and rejects it.
     code, out, _ = run_cli("cross-check", "--instances", str(ASP_SAT), "-s", "liar,bitset-mrv")
+    assert code == 1 and "DISAGREEMENT" in out
+    assert "liar gave a rejected answer (claims no solution, but the published answer is that one exists)" in out
+    # The same instance under another name has no published answer: the verified board refutes the claim.
+    renamed = tmp_path / "renamed.param"
+    renamed.write_text(ASP_SAT.read_text())
+    code, out, _ = run_cli("cross-check", "--instances", str(renamed), "-s", "liar,bitset-mrv")
     assert code == 1 and "DISAGREEMENT" in out and "no solution according to liar" in out
+    code, out, _err = run_cli(
+        "cross-check", "--instances", str(renamed), "-s", "liar", "--expected", str(DATA / "lingeling-excerpt.txt")
+    )
+    assert code == 0 and "unsatisfiable (unconfirmed)" in out  # the excerpt names no file "renamed.param"
     code, out, _err = run_cli(
         "cross-check", "--instances", str(ASP_SAT), "-s", "liar", "--expected", str(DATA / "lingeling-excerpt.txt")
     )
-    assert code == 1 and "published: satisfiable" in out
+    assert code == 1 and "DISAGREEMENT" in out
 
 
 def test_a_count_that_timed_out_is_listed_as_inconclusive(run_cli, fake_distribution) -> None:

@@ -64,8 +64,8 @@ def write_results(path: Path, records: list[dict]) -> Path:
 def test_ert_par10_and_censored_quantiles_by_hand() -> None:
     # Five runs, limit 2 s: solved in 1, 3 and 0.5 s... no: solved in 1.0, 0.5, 1.5 s; two stopped at 2.0 s.
     runs = Runs.of([1.0, 2.0, 0.5, 2.0, 1.5], [100, 400, 50, 400, 150], [True, False, True, False, True], limit=2.0)
-    assert ert(runs.seconds, runs.solved) == pytest.approx((1.0 + 2.0 + 0.5 + 2.0 + 1.5) / 3)  # 7/3
-    assert ert(runs.iterations, runs.solved) == pytest.approx(1100 / 3)
+    assert ert(runs.seconds, runs.succeeded) == pytest.approx((1.0 + 2.0 + 0.5 + 2.0 + 1.5) / 3)  # 7/3
+    assert ert(runs.iterations, runs.succeeded) == pytest.approx(1100 / 3)
     assert par(runs) == pytest.approx((1.0 + 20.0 + 0.5 + 20.0 + 1.5) / 5)  # 8.6
     # time-to-solve sorted: 0.5, 1.0, 1.5, inf, inf -> median 1.5, first quartile 1.0, third quartile censored
     assert censored_quantile(runs, 0.5) == 1.5
@@ -74,7 +74,7 @@ def test_ert_par10_and_censored_quantiles_by_hand() -> None:
     three_unsolved = Runs.of([0.1, 2.0, 2.0, 2.0], [1, 1, 1, 1], [True, False, False, False], limit=2.0)
     assert censored_quantile(three_unsolved, 0.5) == math.inf  # the median itself is censored
     nothing = Runs.of([2.0, 2.0], [5, 5], [False, False], limit=2.0)
-    assert ert(nothing.seconds, nothing.solved) == math.inf
+    assert ert(nothing.seconds, nothing.succeeded) == math.inf
     assert par(Runs.of([1.0], [1], [True], limit=None)) is None  # no limit, no PAR-10
 
 

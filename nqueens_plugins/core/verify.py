@@ -12,9 +12,13 @@ cannot be checked on the board itself are checked against known facts:
 
 A no-solution claim for a completion or blocked instance is accepted here only
 when the instance is contradictory on its face (fixed queens attacking each
-other or standing on a blocked square, a whole row or column blocked). Otherwise
+other or standing on a blocked square, a whole row or column blocked), or when
+the caller knows the published answer (``published``: the CSPLib sets' results,
+looked up by ``formats.published``), which it must then agree with. Otherwise
 deciding it is NP-complete: it is reported as unchecked here and settled by
-``nqueens cross-check`` against at least two complete solvers.
+``nqueens cross-check`` against at least two complete solvers. The same facts
+hold counts to account: a finished count of 0 where solutions are known to
+exist is rejected, as is a positive count of an instance known to have none.
 """
 
 from __future__ import annotations
@@ -149,11 +153,14 @@ def first_shared(board: np.ndarray, sign: int, offset: int, seen: np.ndarray) ->
     raise AssertionError("no two queens share a line")  # only called when two do
 
 
-def verify_outcome(problem: Problem, outcome: Outcome, complete: bool = False) -> Verdict:
+def verify_outcome(
+    problem: Problem, outcome: Outcome, complete: bool = False, published: bool | None = None
+) -> Verdict:
     """Check what ``outcome`` claims about ``problem``.
 
     ``complete`` says whether the solver claims to be complete; only such a
-    solver may answer no-solution.
+    solver may answer no-solution. ``published`` is the instance's published
+    answer (True: it has a solution; False: it has none), if there is one.
     """
     if not isinstance(outcome, Outcome):
         return Verdict(False, f"solver returned {type(outcome).__name__}, not an Outcome")
@@ -181,12 +188,22 @@ def verify_outcome(problem: Problem, outcome: Outcome, complete: bool = False) -
             if problem.n in (2, 3):
                 return ACCEPTED
             return Verdict(False, f"claims no-solution, but n = {problem.n} has solutions")
+        if published is not None:
+            return published_verdict(published)
         return Verdict(None, "no-solution for this instance is settled by cross-check")
     return Verdict(None)  # gave-up and timed-out claim nothing
 
 
-def verify_count(problem: Problem, count: Count) -> Verdict:
-    """Check a finished count against OEIS (plain boards with n <= 27)."""
+def published_verdict(satisfiable: bool) -> Verdict:
+    """A no-solution claim (or a count of 0) held against the instance's published answer."""
+    if satisfiable:
+        return Verdict(False, "claims no solution, but the published answer is that one exists")
+    return Verdict(True, "agrees with the published answer: no solution")
+
+
+def verify_count(problem: Problem, count: Count, published: bool | None = None) -> Verdict:
+    """Check a finished count against OEIS (plain boards with n <= 27), else against what is known:
+    every plain board from n = 4 has solutions; ``published`` is the instance's published answer."""
     if not isinstance(count, Count):
         return Verdict(False, f"solver returned {type(count).__name__}, not a Count")
     if isinstance(count.solutions, bool) or not isinstance(count.solutions, (int, np.integer)) or count.solutions < 0:
@@ -206,8 +223,16 @@ def verify_count(problem: Problem, count: Count) -> Verdict:
                 if int(count.solutions) == 0
                 else Verdict(False, f"counted {int(count.solutions):,} solutions of an impossible instance")
             )
+        if published is not None and (int(count.solutions) == 0) != (not published):
+            return Verdict(
+                False,
+                f"counted {int(count.solutions):,} solutions, but the published answer is that "
+                + ("some exist" if published else "none exists"),
+            )
         return Verdict(None, "counts of completion and blocked instances are settled by cross-check")
     expected = known_count(problem.n, count.unique)
+    if expected is None and int(count.solutions) == 0 and problem.n >= 4:
+        return Verdict(False, f"counted no solutions, but n = {problem.n} has solutions (n >= 4 always has)")
     if expected is None:
         return Verdict(None, f"no published count for n = {problem.n}")
     if int(count.solutions) != expected:

@@ -43,6 +43,7 @@ class Result:
     seconds: float = 0.0  # the solver call alone, timed in the process that ran it
     overhead_seconds: float = 0.0  # the rest of the parent's wall time for the run (messages, verification)
     prepare_seconds: float | None = None  # its worker's untimed preparation of the solver, if this run needed one
+    complete: bool | None = None  # the solver is complete (it can prove no solution exists); None: not recorded
     trace: Trace | None = None  # the steps, when traced (not part of the record)
 
     @property
@@ -119,12 +120,13 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
         "trial": trial,
         "seconds": executed.seconds,
         "prepare_seconds": executed.prepare_seconds,
+        "complete": variant.complete,
         "trace": executed.trace,
     }
     if executed.error is not None:
         return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
     outcome = executed.outcome
-    verdict = verify_outcome(problem, outcome, complete=variant.complete)
+    verdict = verify_outcome(problem, outcome, complete=variant.complete, published=published_answer(problem))
     if verdict.rejected or not isinstance(outcome, Outcome):
         return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
     counters, dropped = clean_counters(outcome.counters)
@@ -140,6 +142,15 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
     )
 
 
+def published_answer(problem: Problem) -> bool | None:
+    """The instance's published answer (has a solution or not), looked up only for instances from files."""
+    if problem.source is None:
+        return None
+    from nqueens_plugins.formats.published import published_answer as lookup  # loads the table on first use
+
+    return lookup(problem.source, problem.n)
+
+
 def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Executed) -> CountResult:
     """Verify a count (OEIS for plain boards) and make its result; never raises on a bad Count."""
     base: dict[str, Any] = {
@@ -152,7 +163,7 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
     if executed.error is not None:
         return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)
     counted = executed.outcome
-    verdict = verify_count(problem, counted)
+    verdict = verify_count(problem, counted, published=published_answer(problem))
     if verdict.rejected or not isinstance(counted, Count):
         solutions = getattr(counted, "solutions", None)
         shown = solutions if isinstance(solutions, int) and not isinstance(solutions, bool) else None

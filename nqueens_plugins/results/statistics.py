@@ -25,6 +25,10 @@ runs resampled within each variant), and a two-sided Mann-Whitney U test
 tied above every solved one at the smaller of the two limits (a solved run above
 that limit is censored there too), so that ties and censoring are handled the
 way the test's tie correction expects.
+
+"Solved" above stands for whatever counts as a success (``Runs.succeeded``). The
+summaries count a run that *decided* its instance, as SAT and CP competitions
+score: a verified board, or a confirmed proof that none exists (``summary.py``).
 """
 
 from __future__ import annotations
@@ -46,11 +50,15 @@ BOOTSTRAP_RESAMPLES = 2000
 
 @dataclass(frozen=True)
 class Runs:
-    """The runs of one variant on one board: what each cost, whether it solved, and the time limit."""
+    """The runs of one variant on one board: what each cost, whether it succeeded, and the time limit.
+
+    A success is what the caller scores as one; the summaries score a run that *decided* its
+    instance (a verified board, or a confirmed proof that none exists), as SAT and CP
+    competitions do."""
 
     seconds: np.ndarray
     iterations: np.ndarray
-    solved: np.ndarray  # bool
+    succeeded: np.ndarray  # bool
     limit: float | None  # seconds; None when the runs had no time limit
 
     @classmethod
@@ -58,11 +66,14 @@ class Runs:
         cls,
         seconds: Sequence[float],
         iterations: Sequence[float],
-        solved: Sequence[bool] | Sequence[int],
+        succeeded: Sequence[bool] | Sequence[int] | np.ndarray,
         limit: float | None,
     ) -> Runs:
         return cls(
-            np.asarray(seconds, dtype=float), np.asarray(iterations, dtype=float), np.asarray(solved, dtype=bool), limit
+            np.asarray(seconds, dtype=float),
+            np.asarray(iterations, dtype=float),
+            np.asarray(succeeded, dtype=bool),
+            limit,
         )
 
     def __len__(self) -> int:
@@ -79,7 +90,7 @@ def par(runs: Runs, factor: int = PAR_FACTOR) -> float | None:
     """Penalised average runtime: unsolved runs count as ``factor`` x the limit (None without a limit)."""
     if runs.limit is None or not len(runs):
         return None
-    return float(np.where(runs.solved, runs.seconds, factor * runs.limit).mean())
+    return float(np.where(runs.succeeded, runs.seconds, factor * runs.limit).mean())
 
 
 def censored_quantile(runs: Runs, q: float) -> float:
@@ -90,13 +101,13 @@ def censored_quantile(runs: Runs, q: float) -> float:
     """
     if not len(runs):
         return math.nan
-    times = np.where(runs.solved, runs.seconds, np.inf)
+    times = np.where(runs.succeeded, runs.seconds, np.inf)
     return float(np.quantile(times, q, method="inverted_cdf"))
 
 
 def ecdf(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     """The run-length distribution: sorted solve times and the fraction of all runs solved by each."""
-    times = np.sort(runs.seconds[runs.solved])
+    times = np.sort(runs.seconds[runs.succeeded])
     return times, np.arange(1, len(times) + 1) / max(len(runs), 1)
 
 
@@ -122,10 +133,10 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
     """ERT ratio with its bootstrap interval and a censoring-aware rank test (see the module docstring)."""
     from scipy import stats  # the `report` extra
 
-    mine, theirs = ert(variant.seconds, variant.solved), ert(baseline.seconds, baseline.solved)
+    mine, theirs = ert(variant.seconds, variant.succeeded), ert(baseline.seconds, baseline.succeeded)
     ratio = math.nan if math.isinf(mine) and math.isinf(theirs) else mine / theirs  # 0: only the variant solves
     low = high = None
-    if variant.solved.any() and baseline.solved.any() and len(variant) > 1 and len(baseline) > 1:
+    if variant.succeeded.any() and baseline.succeeded.any() and len(variant) > 1 and len(baseline) > 1:
 
         def ratio_of(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
             # a, b: resampled run indices; ERT of each resample, inf where it holds no success
@@ -141,8 +152,8 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
     if len(variant) >= 2 and len(baseline) >= 2:
         limits = [limit for limit in (variant.limit, baseline.limit) if limit is not None]
         common = min(limits) if limits else math.inf
-        a = np.where(variant.solved & (variant.seconds <= common), variant.seconds, np.inf)
-        b = np.where(baseline.solved & (baseline.seconds <= common), baseline.seconds, np.inf)
+        a = np.where(variant.succeeded & (variant.seconds <= common), variant.seconds, np.inf)
+        b = np.where(baseline.succeeded & (baseline.seconds <= common), baseline.seconds, np.inf)
         if np.isinf(a).all() and np.isinf(b).all():
             p_value = 1.0  # nobody solved: no difference to see
         else:
@@ -156,7 +167,7 @@ def ert_interval(runs: Runs, seed: int = 0) -> tuple[float, float] | None:
         import scipy  # noqa: F401 - the `report` extra; plots go without intervals when it is missing
     except ImportError:
         return None
-    if len(runs) < 2 or not runs.solved.any():
+    if len(runs) < 2 or not runs.succeeded.any():
         return None
     low, high = percentile_interval((len(runs),), lambda a, axis=-1: take_ert(runs, a, axis), seed)
     return (low, high) if math.isfinite(low) else None  # high may be inf: some resamples never solve
@@ -185,7 +196,7 @@ def take_ert(runs: Runs, indices: np.ndarray, axis: int) -> np.ndarray:
     """ERT in seconds of the runs at ``indices`` (floats from the bootstrap), along ``axis``."""
     chosen = indices.astype(int)
     cost = runs.seconds[chosen].sum(axis=axis)
-    successes = runs.solved[chosen].sum(axis=axis)
+    successes = runs.succeeded[chosen].sum(axis=axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(successes > 0, cost / np.maximum(successes, 1), np.inf)
 

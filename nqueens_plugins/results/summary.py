@@ -4,6 +4,17 @@ Summaries are computed from records alone (dicts as written to a results file,
 streamed, never kept), so ``nqueens report`` shows exactly what ``nqueens
 compare`` showed. The figures come from ``statistics.py``; ``report.py``,
 ``plot.py`` and ``html_report.py`` render them.
+
+A run succeeds when it *decided* its instance, as SAT and CP competitions score:
+a verified board, or a claim that none exists which agrees with what is known of
+the instance. What is known (``settle``), strongest evidence first: a verified
+board in the file (the instance has a solution, whatever anyone claims); the
+verifier's own facts (plain boards, instances impossible on their face) and the
+published answers of the CSPLib sets (``formats.published``); and two different
+complete solvers in the file that both claim no solution while no board was
+found. A no-solution claim that nothing confirms is shown as unconfirmed, not
+scored; one against a known solution counts as invalid. An incomplete solver on
+an instance known to have no solution cannot succeed there, and the row says so.
 """
 
 from __future__ import annotations
@@ -19,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.formats.published import published_answer
 from nqueens_plugins.formats.records import instance_label
 from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par, wilson_interval
 
@@ -31,8 +43,9 @@ class SummaryRow:
     n: int
     instance: str | None  # None for plain boards; else the instance's file (or n and content hash)
     runs: int
-    solved: int
-    success_rate: float
+    decided: int  # runs that decided the instance: solved, or proved it has no solution (the success)
+    solved: int  # verified boards
+    success_rate: float  # decided / runs
     success_low: float  # 95 % Wilson interval
     success_high: float
     time_limit: float | None  # seconds; unsolved runs are censored there
@@ -44,11 +57,15 @@ class SummaryRow:
     par10_seconds: float | None  # None without a time limit
     mean_iterations: float | None
     mean_moves: float | None
-    no_solution: int
+    no_solution: int  # no-solution claims confirmed (part of decided) or unconfirmed, never refuted ones
+    proved: int  # no-solution claims confirmed: decided
+    unconfirmed: int  # no-solution claims nothing confirms or refutes: not scored
     gave_up: int
     timed_out: int
     error: int
-    invalid: int
+    invalid: int  # the verifier rejected the answer, or a no-solution claim against a known solution
+    answer: str = "unknown"  # what is known of the instance: "has solutions", "has none", "unknown" (settle)
+    cannot_decide: bool = False  # an incomplete solver on an instance with no solution: 0 % is no failure
     seed: int | None = None
     version: str | None = None
 
@@ -60,6 +77,9 @@ def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
     return (solver, n, parts)
 
 
+SOLVED, PROVED, CLAIMED = 1, 2, 3  # a run's answer (Group.answers): a verified board, a confirmed or a bare no-solution
+
+
 @dataclass
 class Group:
     """What a summary keeps of one group's runs while the file streams past: numbers, not records."""
@@ -68,30 +88,93 @@ class Group:
     seconds: array[float] = field(default_factory=lambda: array("d"))
     iterations: array[float] = field(default_factory=lambda: array("d"))
     moves: array[float] = field(default_factory=lambda: array("d"))
-    solved: array[int] = field(default_factory=lambda: array("b"))
+    answers: array[int] = field(default_factory=lambda: array("b"))  # SOLVED, PROVED, CLAIMED, or 0 (no answer)
     counted: array[int] = field(default_factory=lambda: array("b"))  # not error or invalid: its counters mean something
-    answered: array[int] = field(default_factory=lambda: array("b"))  # solved and verified, or no-solution
     statuses: Counter[str] = field(default_factory=Counter)
     limits: set[float | None] = field(default_factory=set)
     family: tuple[str, int] | None = None  # the instance family's parameter (family_parameter), for plots
+    source: str | None = None  # the instance's file (for its published answer)
+    incomplete: bool = False  # its records say the solver is not complete (older records do not say)
+    satisfiable: bool | None = None  # what is known of the instance, once settled (``settle``)
 
     def add(self, record: Mapping[str, Any]) -> None:
         if self.family is None:
             self.family = family_parameter(record)
+            self.source = record.get("source")
         self.seconds.append(float(record["seconds"]))
         self.iterations.append(float(record.get("iterations") or 0))
         self.moves.append(float(record.get("moves") or 0))
-        self.solved.append(record["status"] == "solved" and record.get("verified") is True)
-        self.counted.append(record["status"] not in ("error", "invalid"))
-        self.answered.append(bool(self.solved[-1]) or record["status"] == "no-solution")
-        self.statuses[str(record["status"])] += 1
+        status, verified = record["status"], record.get("verified")
+        if status == "solved" and verified is True:
+            self.answers.append(SOLVED)
+        elif status == "no-solution":
+            self.answers.append(PROVED if verified is True else CLAIMED)
+        else:
+            self.answers.append(0)
+        self.counted.append(status not in ("error", "invalid"))
+        self.statuses[str(status)] += 1
+        self.incomplete = self.incomplete or record.get("complete") is False
         limit = record.get("timeout")
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
+
+    def extend(self, other: Group) -> None:
+        for name in ("seconds", "iterations", "moves", "answers", "counted"):
+            getattr(self, name).extend(getattr(other, name))
+        self.statuses.update(other.statuses)
+        self.limits |= other.limits
+        self.family = self.family or other.family
+        self.source = self.source or other.source
+        self.incomplete = self.incomplete or other.incomplete
+
+    def count(self, answer: int) -> int:
+        return self.answers.count(answer)
+
+    @property
+    def decided(self) -> np.ndarray:
+        """Which runs decided the instance: a verified board, or a no-solution claim that agrees with what is known."""
+        answers = np.frombuffer(self.answers, dtype=np.int8)
+        confirmed = (answers == CLAIMED) & (self.satisfiable is False)
+        return (answers == SOLVED) | ((answers == PROVED) & (self.satisfiable is not True)) | confirmed
+
+    @property
+    def refuted(self) -> int:
+        """No-solution claims against a known solution (they count as invalid)."""
+        return self.count(CLAIMED) + self.count(PROVED) if self.satisfiable is True else 0
+
+    @property
+    def cannot_decide(self) -> bool:
+        return self.incomplete and self.satisfiable is False
 
     def runs(self) -> Runs:
         limits = [limit for limit in self.limits if limit is not None]
         limit = max(limits) if limits and None not in self.limits else None
-        return Runs.of(self.seconds, self.iterations, self.solved, limit)
+        return Runs.of(self.seconds, self.iterations, self.decided, limit)
+
+
+def settle(groups: Mapping[GroupKey, Group]) -> None:
+    """What is known of each instance, from every group that ran it and from published facts (the
+    module docstring gives the order of evidence); stored on each group as ``satisfiable``."""
+    by_instance: dict[tuple[int, str], list[tuple[str, Group]]] = defaultdict(list)
+    for (solver, n, instance, _, _), group in groups.items():
+        by_instance[(n, instance)].append((solver, group))
+    for (n, instance), members in by_instance.items():
+        answer = known_answer(n, instance, members)
+        for _, group in members:
+            group.satisfiable = answer
+
+
+def known_answer(n: int, instance: str, members: list[tuple[str, Group]]) -> bool | None:
+    if any(group.count(SOLVED) for _, group in members):
+        return True  # a verified board outranks every claim
+    if not instance:
+        return n not in (2, 3)  # a plain board: every n but 2 and 3 has solutions
+    published = published_answer(next((g.source for _, g in members if g.source), None), n)
+    if published is not None:
+        return published
+    if any(group.count(PROVED) for _, group in members):
+        return False  # the verifier confirmed a claim (an instance impossible on its face)
+    claimants = {solver.partition("[")[0] for solver, group in members if group.count(CLAIMED)}
+    return False if len(claimants) >= 2 else None  # two different complete solvers agree
 
 
 def family_parameter(record: Mapping[str, Any]) -> tuple[str, int] | None:
@@ -138,11 +221,8 @@ def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Gro
         target = merged[
             (solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)
         ]
-        for name in ("seconds", "iterations", "moves", "solved", "counted", "answered"):
-            getattr(target, name).extend(getattr(group, name))
-        target.statuses.update(group.statuses)
-        target.limits |= group.limits
-        target.family = target.family or group.family
+        target.extend(group)
+    settle(merged)
     return merged, notes
 
 
@@ -163,8 +243,8 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
         solver, n, instance, seed, version = key
         group = groups[key]
         runs = group.runs()
-        solved = int(runs.solved.sum())
-        low, high = wilson_interval(solved, len(runs))
+        decided = int(runs.succeeded.sum())
+        low, high = wilson_interval(decided, len(runs))
         counted = np.asarray(group.counted, dtype=bool)
         quartiles = [censored_quantile(runs, q) for q in (0.25, 0.5, 0.75)]
         rows.append(
@@ -173,24 +253,29 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 n=n,
                 instance=instance or None,
                 runs=len(runs),
-                solved=solved,
-                success_rate=solved / len(runs),
+                decided=decided,
+                solved=group.count(SOLVED),
+                success_rate=decided / len(runs),
                 success_low=low,
                 success_high=high,
                 time_limit=runs.limit,
                 q25_seconds=finite(quartiles[0]),
                 median_seconds=finite(quartiles[1]),
                 q75_seconds=finite(quartiles[2]),
-                ert_seconds=finite(ert(runs.seconds, runs.solved)),
-                ert_iterations=finite(ert(runs.iterations, runs.solved)),
+                ert_seconds=finite(ert(runs.seconds, runs.succeeded)),
+                ert_iterations=finite(ert(runs.iterations, runs.succeeded)),
                 par10_seconds=par(runs),
                 mean_iterations=float(np.mean(runs.iterations[counted])) if counted.any() else None,
                 mean_moves=float(np.mean(np.asarray(group.moves)[counted])) if counted.any() else None,
-                no_solution=group.statuses["no-solution"],
+                no_solution=group.statuses["no-solution"] - group.refuted,
+                proved=int(runs.succeeded.sum()) - group.count(SOLVED),
+                unconfirmed=group.statuses["no-solution"] - group.refuted - (decided - group.count(SOLVED)),
                 gave_up=group.statuses["gave-up"],
                 timed_out=group.statuses["timed-out"],
                 error=group.statuses["error"],
-                invalid=group.statuses["invalid"],
+                invalid=group.statuses["invalid"] + group.refuted,
+                answer={True: "has solutions", False: "has none", None: "unknown"}[group.satisfiable],
+                cannot_decide=group.cannot_decide,
                 seed=seed,
                 version=version,
             )
@@ -229,6 +314,9 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
             continue
         mine, theirs = groups[key].runs(), base[(n, instance)].runs()
         compared = compare_to_baseline(mine, theirs)
+        verdict = compared.verdict()
+        if groups[key].cannot_decide != base[(n, instance)].cannot_decide:  # no test needed: one can never succeed
+            verdict = "cannot decide it (none exists)" if groups[key].cannot_decide else "only this one can decide it"
         rows.append(
             BaselineRow(
                 solver,
@@ -240,7 +328,7 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
                 compared.ratio_low,
                 compared.ratio_high,
                 compared.p_value,
-                compared.verdict(),
+                verdict,
             )
         )
     return rows

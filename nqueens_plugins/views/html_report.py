@@ -142,13 +142,17 @@ def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
 
 
 DEFINITIONS = """<h2>Definitions</h2><dl class="definitions">
-<dt>solved (95% CI)</dt><dd>runs whose answer the verifier accepted, with the 95 % Wilson score interval.</dd>
-<dt>median, quartiles</dt><dd>of time-to-solve (seconds of the solver call), each unsolved run counted as
-infinitely long: a quantile that falls on an unsolved run shows as "&gt; limit" (the run-time distribution of
-Hoos and St&uuml;tzle).</dd>
-<dt>ERT</dt><dd>expected running time: the seconds (or iterations) of all runs, solved or not, divided by the
-number of solved runs; infinite when none solved (Auger and Hansen 2005; COCO, IOHanalyzer).</dd>
-<dt>PAR-10</dt><dd>penalised average runtime: the mean seconds with each unsolved run counted as ten times the
+<dt>decided (95% CI)</dt><dd>runs that decided the instance, with the 95 % Wilson score interval: a verified
+board, or a claim that none exists which agrees with what is known (a verified board elsewhere in the file
+refutes it; published answers and the verifier's facts confirm it, or two different complete solvers
+agreeing); "cannot" for an incomplete solver on an instance with no solution. Solved and proved none
+count the two kinds of decision apart.</dd>
+<dt>median, quartiles</dt><dd>of time-to-decide (seconds of the solver call), each undecided run counted as
+infinitely long: a quantile that falls on an undecided run shows as "&gt; limit" (the run-time distribution
+of Hoos and St&uuml;tzle).</dd>
+<dt>ERT</dt><dd>expected running time: the seconds (or iterations) of all runs, decided or not, divided by the
+number of decided runs; infinite when none decided (Auger and Hansen 2005; COCO, IOHanalyzer).</dd>
+<dt>PAR-10</dt><dd>penalised average runtime: the mean seconds with each undecided run counted as ten times the
 time limit (the SAT competitions); shown only for runs with a limit.</dd>
 <dt>against a baseline</dt><dd>the ratio of ERTs with a bootstrap 95 % interval (runs resampled within each
 variant) and a two-sided Mann-Whitney U test on time-to-solve, unsolved runs tied above every solved one at

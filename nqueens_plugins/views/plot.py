@@ -1,15 +1,17 @@
 """Views layer, parent side: ``nqueens plot`` and the report's figures (run-time distributions, ERT, success).
 
 * the empirical run-time distribution (ECDF) of each variant, one panel per board
-  size: the fraction of all runs solved within t seconds (Hoos and Stützle's
-  run-length distributions; unsolved runs keep the curve below 1);
+  size: the fraction of all runs that decided the board within t seconds (Hoos
+  and Stützle's run-length distributions; undecided runs keep the curve below 1);
 * ERT against n on log axes, with bootstrap 95 % intervals;
-* success against n, with 95 % Wilson intervals;
+* success (decided) against n, with 95 % Wilson intervals;
 * for instance files, instances take the place of sizes: ERT and the fraction of
-  runs that answered, per instance; and when the instances form a family (one
+  runs that decided each instance; and when the instances form a family (one
   parameter varies: the prefix d of Excluded Diagonals files, the number of
-  blocked squares or of fixed queens), the fraction answered and the ERT pooled
+  blocked squares or of fixed queens), the fraction decided and the ERT pooled
   over the instances of each value, against that parameter.
+
+A run succeeds when it decided its instance (``results.summary``).
 
 matplotlib is an optional extra (``pip install 'nqueens-plugins[plot]'``); it is
 imported here only, with the non-interactive Agg backend, so nothing else pays
@@ -126,7 +128,7 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     success_axis.set(
         xscale="log",
         xlabel="n",
-        ylabel="solved and verified (%)",
+        ylabel="decided (%): a verified board or a confirmed no-solution",
         ylim=(-2, 102),
         title="success rate (95% Wilson interval)",
     )
@@ -140,7 +142,7 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
                 axis.step([times[0] / 2, *times], [0, *fraction], where="post", color=colours[variant_label(key)])
         axis.set(xscale="log", xlabel="seconds", ylim=(-0.02, 1.02), title=f"run-time distribution, n = {n}")
         if column == 0:
-            axis.set_ylabel("fraction of runs solved")
+            axis.set_ylabel("fraction of runs decided")
         axis.grid(True, which="both", alpha=0.3)
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
@@ -193,13 +195,15 @@ def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             linestyle="",
             label=solver,
         )
-        decided = [100 * (row.solved + row.no_solution) / row.runs for row in points]
+        decided = [100 * row.success_rate for row in points]
         success_axis.plot(
             [position[row.instance or f"n={row.n}"] for row in points], decided, marker="o", linestyle="", label=solver
         )
     seconds_axis.set(yscale="log", ylabel="ERT (seconds)", title="expected running time, per instance")
     success_axis.set(
-        ylabel="answered (%): solved and verified, or no-solution", ylim=(-5, 105), title="runs that gave an answer"
+        ylabel="decided (%): a verified board, or a confirmed no-solution",
+        ylim=(-5, 105),
+        title="runs that decided the instance",
     )
     success_axis.set_xticks(
         range(len(labels)), [short_label(label) for label in labels], rotation=60, ha="right", fontsize="small"
@@ -228,7 +232,7 @@ def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         for value in values:
             members = by_value[value]
             seconds = np.concatenate([np.asarray(group.seconds, dtype=float) for group in members])
-            done = np.concatenate([np.asarray(group.answered, dtype=bool) for group in members])
+            done = np.concatenate([group.decided for group in members])
             answered.append(100 * float(done.mean()))
             costs.append(ert(seconds, done))
         answered_axis.plot(values, answered, marker="o", label=label)
@@ -237,12 +241,12 @@ def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             ert_axis.plot([v for v, _ in finite], [max(c, 1e-6) for _, c in finite], marker="o", label=label)
     answered_axis.set(
         xlabel=name,
-        ylabel="answered (%): solved and verified, or no-solution",
+        ylabel="decided (%): a verified board, or a confirmed no-solution",
         ylim=(-5, 105),
-        title="runs that gave an answer, over the family",
+        title="runs that decided the instance, over the family",
     )
     ert_axis.set(
-        xlabel=name, yscale="log", ylabel="ERT to an answer (seconds)", title="expected running time, pooled per value"
+        xlabel=name, yscale="log", ylabel="ERT to a decision (seconds)", title="expected running time, pooled per value"
     )
     for axis in (answered_axis, ert_axis):
         axis.grid(True, which="both", alpha=0.3)

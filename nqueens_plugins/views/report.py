@@ -239,8 +239,18 @@ def number(value: float | None, missing: str = "-") -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.1f}"
 
 
+CANNOT_DECIDE = "cannot: none exists"  # an incomplete solver on an instance with no solution
+
+
 def success_cell(row: SummaryRow) -> str:
+    if row.cannot_decide:
+        return CANNOT_DECIDE
     return f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
+
+
+def unless_undecidable(cell: Callable[[SummaryRow], str]) -> Callable[[SummaryRow], str]:
+    """A time figure, or "n/a" where the solver cannot decide the instance (not "inf": nothing was slow)."""
+    return lambda row: "n/a" if row.cannot_decide else cell(row)
 
 
 def quartiles_cell(row: SummaryRow) -> str:
@@ -251,7 +261,7 @@ def other_outcomes(row: SummaryRow) -> str:
     found = [
         f"{count} {label}"
         for label, count in (
-            ("no-solution", row.no_solution),
+            ("unconfirmed no-solution", row.unconfirmed),
             ("gave-up", row.gave_up),
             ("timed-out", row.timed_out),
             ("error", row.error),
@@ -268,12 +278,14 @@ def other_outcomes(row: SummaryRow) -> str:
 SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
     ("n", lambda row: str(row.n)),
     ("runs", lambda row: str(row.runs)),
-    ("solved (95% CI)", success_cell),
-    ("median s", lambda row: seconds_cell(row.median_seconds, row.time_limit)),
-    ("quartiles s", quartiles_cell),
-    ("ERT s", lambda row: "inf" if row.ert_seconds is None else f"{row.ert_seconds:.4f}"),
-    ("ERT iterations", lambda row: number(row.ert_iterations, "inf")),
-    ("PAR-10 s", lambda row: "-" if row.par10_seconds is None else f"{row.par10_seconds:.4f}"),
+    ("decided (95% CI)", success_cell),
+    ("solved", lambda row: str(row.solved)),
+    ("proved none", lambda row: str(row.proved)),
+    ("median s", unless_undecidable(lambda row: seconds_cell(row.median_seconds, row.time_limit))),
+    ("quartiles s", unless_undecidable(quartiles_cell)),
+    ("ERT s", unless_undecidable(lambda row: "inf" if row.ert_seconds is None else f"{row.ert_seconds:.4f}")),
+    ("ERT iterations", unless_undecidable(lambda row: number(row.ert_iterations, "inf"))),
+    ("PAR-10 s", unless_undecidable(lambda row: "-" if row.par10_seconds is None else f"{row.par10_seconds:.4f}")),
     ("moves", lambda row: number(row.mean_moves)),
     ("other outcomes", other_outcomes),
 )
@@ -284,6 +296,7 @@ def row_label_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[S
     columns: list[tuple[str, Callable[[SummaryRow], str]]] = [("solver", lambda row: row.solver)]
     if any(row.instance for row in rows):
         columns.append(("instance", lambda row: row.instance or "-"))
+        columns.append(("known", lambda row: row.answer))
     if any(row.seed is not None for row in rows):
         columns.append(("seed", lambda row: str(row.seed)))
     if any(row.version is not None for row in rows):

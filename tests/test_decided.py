@@ -1,0 +1,165 @@
+"""A run succeeds when it decided its instance: a verified board, or a no-solution claim that agrees with what is known."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
+from nqueens_plugins.core.verify import verify_count, verify_outcome
+from nqueens_plugins.formats import published
+from nqueens_plugins.formats.published import published_answer
+from nqueens_plugins.results.crosscheck import read_expected
+from nqueens_plugins.results.summary import baseline_rows, group_runs, summarise
+
+DATA = Path(__file__).parent / "data"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "csplib"
+UNSAT = "diag-10-4-1.param@9"  # published: no solution (the threshold of diag-10-4-1 is 7)
+SAT = "diag-10-4-1.param@3"
+
+
+def test_the_shipped_table_is_the_published_results() -> None:
+    if not (SHARED / "excluded-diagonals" / "shiftqueens-results.txt.gz").exists():
+        pytest.skip("../shared/csplib is not beside the repository")
+    shipped = Path(published.__file__).parents[1] / "data" / published.TABLE
+    assert gzip.decompress(shipped.read_bytes()).decode("ascii") == published.build(SHARED)
+
+
+@pytest.mark.parametrize("excerpt", ["shiftqueens-excerpt.txt", "lingeling-excerpt.txt"])
+def test_lookups_agree_with_the_published_lines(excerpt: str) -> None:
+    answers = read_expected(str(DATA / excerpt))
+    assert answers
+    for name, satisfiable in answers.items():
+        n = int(name.split("-")[1]) if name.startswith("diag") else int(name.split(".")[1])
+        assert published_answer(name, n) is satisfiable, name
+        assert published_answer(f"some/folder/{name}", n) is satisfiable  # a path, as records keep it
+        assert published_answer(name, n + 1) is None  # a file of another size is not that instance
+
+
+def test_unpublished_names_are_unknown() -> None:
+    assert published_answer("my-instance.param", 10) is None
+    assert published_answer("diag-10-4-1.param@99", 10) is None  # beyond the prefixes that were run
+    assert published_answer(None, 10) is None
+
+
+def diagonal_problem(source: str) -> Problem:
+    return Problem(10, blocked=frozenset({(0, 0)}), source=source)
+
+
+def test_a_no_solution_claim_is_held_against_the_published_answer() -> None:
+    claim = Outcome(Status.NO_SOLUTION, None, 1, 0)
+    assert verify_outcome(diagonal_problem(UNSAT), claim, complete=True, published=False).verified is True
+    refuted = verify_outcome(diagonal_problem(SAT), claim, complete=True, published=True)
+    assert refuted.rejected and "published answer is that one exists" in (refuted.reason or "")
+    assert verify_outcome(diagonal_problem("mine.param"), claim, complete=True).verified is None
+
+
+def test_a_count_is_held_against_what_is_known() -> None:
+    assert verify_count(Problem(5000), Count(Status.SOLVED, 0)).rejected  # every n >= 4 has solutions
+    assert verify_count(Problem(3), Count(Status.SOLVED, 0)).verified is True
+    assert verify_count(diagonal_problem(SAT), Count(Status.SOLVED, 0), published=True).rejected
+    assert verify_count(diagonal_problem(UNSAT), Count(Status.SOLVED, 4), published=False).rejected
+    assert verify_count(diagonal_problem(UNSAT), Count(Status.SOLVED, 0), published=False).verified is None
+
+
+def record(solver: str, status: str, source: str | None = UNSAT, **extra: object) -> dict:
+    base = {
+        "type": "run",
+        "solver": solver,
+        "name": solver,
+        "options": {},
+        "seed": 0,
+        "trial": 0,
+        "n": 10,
+        "status": status,
+        "verified": True if status == "solved" else None,
+        "reason": None,
+        "queens": None,
+        "iterations": 5,
+        "moves": 5,
+        "counters": {},
+        "seconds": 0.01,
+        "fixed": {},
+        "blocked": [[0, 0]],
+        "instance": source or "x",
+        "source": source,
+        "timeout": 2.0,
+    }
+    return base | extra
+
+
+def rows_by_solver(records: list[dict]) -> dict:
+    return {row.solver: row for row in summarise(records)}
+
+
+def outcomes_add_up(row) -> bool:  # type: ignore[no-untyped-def]
+    return row.runs == (
+        row.solved + row.proved + row.unconfirmed + row.gave_up + row.timed_out + row.error + row.invalid
+    )
+
+
+def test_a_proof_of_no_solution_is_a_success_and_an_incomplete_solver_cannot_succeed() -> None:
+    records = [record("exact", "no-solution", complete=True) for _ in range(3)]
+    records += [record("local", "timed-out", complete=False) for _ in range(3)]
+    rows = rows_by_solver(records)
+    exact, local = rows["exact"], rows["local"]
+    assert (exact.decided, exact.proved, exact.solved, exact.success_rate) == (3, 3, 0, 1.0)
+    assert exact.ert_seconds == pytest.approx(0.01) and exact.answer == "has none"
+    assert local.cannot_decide and local.decided == 0
+    assert all(outcomes_add_up(row) for row in rows.values())
+    groups, _ = group_runs(records)
+    (compared,) = baseline_rows(groups, "local")
+    assert compared.verdict == "only this one can decide it"
+
+
+def test_old_records_read_the_same_way() -> None:
+    """Written before records said whether a solver is complete, or before the verifier knew published answers."""
+    rows = rows_by_solver([record("exact", "no-solution"), record("local", "timed-out")])
+    assert rows["exact"].decided == 1 and rows["exact"].proved == 1
+    assert not rows["local"].cannot_decide  # it does not say it is incomplete: shown as 0 %, as before
+
+
+def test_an_unconfirmed_claim_is_not_scored_until_two_complete_solvers_agree() -> None:
+    alone = rows_by_solver([record("exact", "no-solution", source="mine.param")])["exact"]
+    assert (alone.decided, alone.unconfirmed, alone.answer) == (0, 1, "unknown")
+    two = rows_by_solver(
+        [record("exact", "no-solution", source="mine.param"), record("other[x=1]", "no-solution", source="mine.param")]
+    )
+    assert all(row.decided == 1 and row.answer == "has none" for row in two.values())
+    same_solver = rows_by_solver(
+        [record("exact", "no-solution", source="mine.param"), record("exact[x=1]", "no-solution", source="mine.param")]
+    )
+    assert all(row.decided == 0 for row in same_solver.values())  # variants of one solver are one opinion
+
+
+def test_a_verified_board_outranks_any_claim() -> None:
+    records = [
+        record("exact", "no-solution", source="mine.param"),
+        record("other", "no-solution", source="mine.param"),
+        record("local", "solved", source="mine.param"),
+    ]
+    rows = rows_by_solver(records)
+    assert rows["local"].decided == 1 and rows["local"].answer == "has solutions"
+    for name in ("exact", "other"):
+        assert rows[name].decided == 0 and rows[name].invalid == 1 and outcomes_add_up(rows[name])
+
+
+def test_the_comparison_scores_a_proof_end_to_end(run_cli, tmp_path: Path) -> None:
+    """The issue's command, on a published instance with no solution that the tests ship."""
+    out = tmp_path / "runs.jsonl"
+    instance = f"{DATA / 'diag-10-4-1.param'}@9"
+    code, table, err = run_cli(
+        "compare", "-s", "bitset-mrv,min-conflicts", "--instances", instance, "--trials", "3", "--timeout", "1",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    lines = {line.split()[0]: line for line in table.splitlines() if line.strip().startswith(("bitset", "min-"))}
+    assert "100% (44-100)" in lines["bitset-mrv"] and "has none" in lines["bitset-mrv"]
+    assert "cannot: none exists" in lines["min-conflicts"]
+    code, shown, err = run_cli("report", str(out), "--baseline", "min-conflicts", "--format", "json")
+    assert code == 0, err
+    (row,) = json.loads(shown)["rows"]
+    assert row["verdict"] == "only this one can decide it"
