@@ -245,6 +245,7 @@ def compare(
     fixed: Mapping[int, int] | str | None = None,
     instances: Sequence[str] | str | Sequence[Problem] = (),
     keep_queens: bool = False,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
     stream_records: bool = False,
     executor: Executor | None = None,
     memory: int | str | None = None,
@@ -271,18 +272,18 @@ def compare(
     timeout = inputs.time_limit(timeout)
     if isinstance(fixed, str):
         fixed = inputs.parse_fixed(fixed)
-    problems: list[Problem] = []
-    if isinstance(instances, str) or (instances and not isinstance(instances[0], Problem)):
-        problems = instance_files.load(instances)  # type: ignore[arg-type]
-    elif instances:
-        problems = list(instances)  # type: ignore[arg-type]
+    if isinstance(blocked, str):
+        blocked = inputs.parse_blocked(blocked)
+    problems = problems_of(instances) if instances else []
     size_list = inputs.parse_sizes(sizes) if isinstance(sizes, str) else [inputs.parse_size(n) for n in sizes]
     if problems and size_list:
         raise BadInput("give sizes or instances, not both")
-    if problems and fixed:
-        raise BadInput("--fixed goes with -n; an instance file carries its own fixed queens")
+    if problems and (fixed or blocked):
+        raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
     if resume and not out:
         raise BadInput("--resume needs --out FILE")
+    if out:
+        inputs.check_writable(Path(out))
     everything = isinstance(solvers, str) and solvers.strip() == "all"
     grid = Grid(
         chosen,
@@ -292,6 +293,7 @@ def compare(
         timeout,
         dict(fixed or {}),
         problems,
+        blocked=frozenset(map(tuple, blocked or ())),  # type: ignore[arg-type]
         memory=None if memory is None else inputs.parse_memory(memory),
         skip_refused=everything,
         prepare_timeout=inputs.preparation_limit(prepare_timeout),
@@ -343,7 +345,7 @@ def cross_check(
 
 
 def cross_check_files(
-    files: str | Sequence[str],
+    files: str | Sequence[str] | Sequence[Problem],
     solvers: str | Sequence[str] | None = None,
     *,
     expected: str | None = None,
@@ -362,7 +364,7 @@ def cross_check_files(
         chosen = [v for v in chosen if v.complete]
     return cross_check_instances(
         chosen,
-        instance_files.load(files),
+        problems_of(files),
         seed=inputs.whole_number(seed, "seed"),
         timeout=inputs.time_limit(timeout),
         counting=counting,
@@ -371,6 +373,13 @@ def cross_check_files(
         memory=None if memory is None else inputs.parse_memory(memory),
         prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
+
+
+def problems_of(files: str | Sequence[str] | Sequence[Problem]) -> list[Problem]:
+    """Instance files (names, globs, folders; ``FILE@d``) read, or Problems as they are."""
+    if isinstance(files, str) or not files or not isinstance(files[0], Problem):
+        return instance_files.load(files)  # type: ignore[arg-type]
+    return list(files)  # type: ignore[arg-type]
 
 
 def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:

@@ -5,10 +5,12 @@ nqueens_plugins`` offers), adding only what a terminal needs: progress bars, an
 executor chosen by flag, notes on stderr. ``BadInput`` raised anywhere below is
 caught once, in ``main``.
 
-Exit statuses: 0 success; 1 not solved (no-solution, gave-up, timed-out, a
-solver error) or a comparison/cross-check that found disagreement; 2 bad input
-(one line on stderr, never a traceback); 3 the verifier rejected an answer or
-a count contradicts OEIS.
+Exit statuses differ by command and are kept in one place, ``EXIT_STATUSES``,
+shown at the end of each command's ``--help``: 2 is always bad input (one line
+on stderr, never a traceback) and 130 an interruption. Options shared by
+commands are spelled the same everywhere (``solver_option``,
+``instance_option``, ``--json`` beside ``--format``); tests/test_cli.py walks
+every command to keep it so.
 """
 
 from __future__ import annotations
@@ -32,6 +34,29 @@ from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT
 EXIT_NOT_SOLVED = 1
 EXIT_BAD_INPUT = 2
 EXIT_REJECTED = 3
+EXIT_INTERRUPTED = 130
+
+# What each command's exit status means, shown at the end of its --help (and in the README).
+EXIT_STATUSES = {
+    "solve": "0 solved (a verified board) or proved no solution; 1 not decided (gave-up, timed-out, an error, or "
+    "a no-solution claim nothing confirms)",
+    "count": "0 the count finished and nothing contradicts it; 1 not finished (timed-out: a lower bound) or an error",
+    "compare": "0 every run recorded, whatever its outcome (the table scores them)",
+    "cross-check": "0 every answer agrees; 1 a disagreement, or an error where an answer was expected",
+}
+BAD_INPUT_STATUS = "2 bad input (one line on stderr)"
+REJECTED_STATUS = "3 the verifier rejected an answer or a count"
+INTERRUPTED_STATUS = "130 interrupted"
+
+
+def exit_statuses(command: str) -> str:
+    """The epilog of a command's --help: its exit statuses."""
+    statuses = [EXIT_STATUSES.get(command, "0 done"), BAD_INPUT_STATUS]
+    if command in ("solve", "count", "compare"):
+        statuses.append(REJECTED_STATUS)
+    return "Exit status: " + "; ".join([*statuses, INTERRUPTED_STATUS]) + "."
+
+
 BOARD_DEFAULT_MAX = 32
 COUNT_CONFIRM_FROM = 20  # counts from this n take days on one machine: ask first
 
@@ -121,7 +146,7 @@ def cli() -> None:
 # --- plugins -------------------------------------------------------------------
 
 
-@cli.command()
+@cli.command(epilog=exit_statuses("plugins"))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object: solvers, load errors, blocked plugins.")
 def plugins(as_json: bool) -> None:
     """List the solvers, who supplied them, and plugins that failed to load."""
@@ -161,19 +186,40 @@ def executor_options(command: F) -> F:
 
 
 INSTANCE_HELP = "An instance file (CSPLib Essence', Excluded Diagonals FILE@d, or nqueens JSON) instead of -n."
-BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand there."
+INSTANCES_HELP = "Instead of -n: instance files, folders or globs (FILE@d, FILE@a..b for excluded diagonals)."
+FIXED_HELP = "Pre-placed queens COLUMN:ROW,... (0-based), on every board."
+BLOCKED_HELP = "Blocked squares COLUMN:ROW,... (0-based): no queen may stand there, on every board."
+
+# The shared options, spelled the same in every command (tests/test_cli.py walks them).
+SOLVER_NAMES = ("-s", "--solver", "--solvers")
+INSTANCE_NAMES = ("--instance", "--instances")
 
 
-@cli.command()
-@click.option("-s", "--solver", "spec", required=True, help="NAME or NAME[key=value,...]")
+def solver_option(help: str, **kwargs: Any) -> Callable[[F], F]:
+    return click.option(*SOLVER_NAMES, "spec", help=help, **kwargs)
+
+
+def instance_option(help: str) -> Callable[[F], F]:
+    return click.option(*INSTANCE_NAMES, "instance", default=None, help=help)
+
+
+def json_format(fmt: str, as_json: bool) -> str:
+    """``--json``, the short form of ``--format json`` wherever --format offers json."""
+    if as_json and fmt not in ("table", "json"):
+        raise BadInput(f"--json and --format {fmt} ask for two formats; give one")
+    return "json" if as_json else fmt
+
+
+@cli.command(epilog=exit_statuses("solve"))
+@solver_option("NAME or NAME[key=value,...]", required=True)
 @click.option("-n", "size", default=None, help="Board size.")
-@click.option("--instance", default=None, help=INSTANCE_HELP)
+@instance_option(INSTANCE_HELP)
 @click.option("--seed", type=WHOLE, default=0, show_default=True, help="Seed; the same command gives the same answer.")
-@click.option("--timeout", type=SECONDS, default=None, help="Seconds before the solver must stop.")
+@click.option("--timeout", type=SECONDS, default=None, show_default="none", help="Seconds before the solver must stop.")
 @click.option(
     "--max-iterations", type=Whole(minimum=1), default=None, help="Iteration cap (the budget's second limit)."
 )
-@click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
+@click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option(
@@ -236,22 +282,26 @@ def solve(
         console.print(result_summary(result), highlight=False)
     if result.status == Status.INVALID:
         sys.exit(EXIT_REJECTED)
-    if not result.solved:
+    if not result.decided:
         sys.exit(EXIT_NOT_SOLVED)
 
 
 # --- count ---------------------------------------------------------------------
 
 
-@cli.command()
-@click.option("-s", "--solver", "spec", default="bitboard", show_default=True, help="A complete solver.")
+@cli.command(epilog=exit_statuses("count"))
+@solver_option("A complete solver.", default="bitboard", show_default=True)
 @click.option("-n", "size", default=None, help="Board size.")
-@click.option("--instance", default=None, help=INSTANCE_HELP)
+@instance_option(INSTANCE_HELP)
 @click.option("--unique", is_flag=True, help="Count solutions up to rotation and reflection (OEIS A002562).")
 @click.option(
-    "--timeout", type=SECONDS, default=None, help="Seconds before counting stops (the count is then a lower bound)."
+    "--timeout",
+    type=SECONDS,
+    default=None,
+    show_default="none",
+    help="Seconds before counting stops (the count is then a lower bound).",
 )
-@click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... (0-based).")
+@click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -326,16 +376,15 @@ def count(
 # --- cross-check ---------------------------------------------------------------
 
 
-@cli.command("cross-check")
+@cli.command("cross-check", epilog=exit_statuses("cross-check"))
 @click.option("-n", "sizes", default=None, help="Sizes: 8,10 or 1..12 or 4..40:4 (default 1..12).")
-@click.option("--instances", default=None, help="Instance files, folders or globs (FILE@d for excluded diagonals).")
-@click.option(
-    "-s",
-    "--solvers",
-    "specs",
-    default=None,
-    help="Comma-separated solvers, or all (default: all for -n, every complete solver for --instances).",
+@instance_option(INSTANCES_HELP)
+@solver_option(
+    "Comma-separated solvers, or all (default: all for plain boards, every complete solver for instances, "
+    "--fixed and --blocked)."
 )
+@click.option("--fixed", default=None, help=FIXED_HELP + " Checked as instances.")
+@click.option("--blocked", default=None, help=BLOCKED_HELP + " Checked as instances.")
 @click.option(
     "--expected", default=None, help="Published answers to agree with (CSPLib lingeling or shiftqueens results)."
 )
@@ -356,8 +405,10 @@ def count(
 @executor_options
 def cross_check(
     sizes: str | None,
-    instances: str | None,
-    specs: str | None,
+    instance: str | None,
+    spec: str | None,
+    fixed: str | None,
+    blocked: str | None,
     expected: str | None,
     counting: bool,
     seed: int,
@@ -372,15 +423,23 @@ def cross_check(
     from nqueens_plugins import api
     from nqueens_plugins.views.report import crosscheck_table, instance_checks_summary
 
-    if instances is not None and sizes is not None:
+    if instance is not None and sizes is not None:
         raise BadInput("give -n or --instances, not both")
-    if instances is None and (expected is not None or counting):
-        raise BadInput("--expected and --count go with --instances")
+    posed = fixed is not None or blocked is not None  # boards with fixed queens or blocked squares are instances
+    if instance is not None and posed:
+        raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
+    if instance is None and not posed and (expected is not None or counting):
+        raise BadInput("--expected and --count go with --instances (or --fixed and --blocked)")
+    instances: Any = instance
+    if posed:
+        from nqueens_plugins.formats import inputs
+
+        instances = [api.problem_of(n, None, fixed, blocked) for n in inputs.parse_sizes(sizes or "1..12")]
     with api.executor_for(executor_kind, scheduler) as executor:
         if instances is not None:
             found, skipped = api.cross_check_files(
                 instances,
-                specs,
+                spec,
                 expected=expected,
                 counting=counting,
                 seed=seed,
@@ -391,7 +450,7 @@ def cross_check(
             )
         else:
             checks = api.cross_check(
-                specs,
+                spec,
                 sizes or "1..12",
                 seed=seed,
                 timeout=timeout,
@@ -421,10 +480,10 @@ def cross_check(
 # --- compare, report, plot -----------------------------------------------------
 
 
-@cli.command()
-@click.option("-s", "--solvers", "specs", required=True, help="A,B[key=value,...] or all.")
+@cli.command(epilog=exit_statuses("compare"))
+@solver_option("A,B[key=value,...] or all.", required=True)
 @click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
-@click.option("--instances", default=None, help="Instead of -n: instance files, folders or globs (FILE@d, FILE@a..b).")
+@instance_option(INSTANCES_HELP)
 @click.option("--trials", type=Whole(minimum=1), default=1, show_default=True, help="Runs per solver and size.")
 @click.option(
     "--timeout",
@@ -437,11 +496,13 @@ def cross_check(
 @click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
-@click.option("--fixed", default=None, help="Pre-placed queens COLUMN:ROW,... for every size (0-based).")
+@click.option("--fixed", default=None, help=FIXED_HELP)
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--queens", "keep_queens", is_flag=True, help="Keep queens in records for every n (default n <= 1000).")
 @click.option(
     "--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table", show_default=True
 )
+@click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
 @click.option(
@@ -453,9 +514,9 @@ def cross_check(
 )
 @executor_options
 def compare(
-    specs: str,
+    spec: str,
     sizes: str | None,
-    instances: str | None,
+    instance: str | None,
     trials: int,
     timeout: float | None,
     seed: int,
@@ -463,8 +524,10 @@ def compare(
     out: str | None,
     resume: bool,
     fixed: str | None,
+    blocked: str | None,
     keep_queens: bool,
     fmt: str,
+    as_json: bool,
     progress: bool | None,
     memory: int | None,
     prepare_timeout: float,
@@ -476,13 +539,14 @@ def compare(
     from nqueens_plugins.results.summary import summarise
     from nqueens_plugins.views.report import render_summary
 
-    if (sizes is None) == (instances is None):
+    fmt = json_format(fmt, as_json)
+    if (sizes is None) == (instance is None):
         raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
     show_progress = progress if progress is not None else sys.stderr.isatty()
     planned: list[int] = []
     with api.executor_for(executor_kind, scheduler, jobs) as executor:
         stream = api.compare(
-            specs,
+            spec,
             sizes if sizes is not None else (),
             trials,
             seed=seed,
@@ -490,7 +554,8 @@ def compare(
             out=out,
             resume=resume,
             fixed=fixed,
-            instances=instances if instances is not None else (),
+            blocked=blocked,
+            instances=instance if instance is not None else (),
             keep_queens=keep_queens,
             stream_records=True,
             executor=executor,
@@ -506,7 +571,7 @@ def compare(
         sys.exit(EXIT_REJECTED)
 
 
-@cli.command()
+@cli.command(epilog=exit_statuses("report"))
 @click.argument("results")
 @click.option(
     "--format",
@@ -516,12 +581,14 @@ def compare(
     show_default=True,
     help="html: one self-contained page (needs -o).",
 )
+@click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option(
     "--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?"
 )
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
-def report(results: str, fmt: str, baseline: str | None, output: str | None) -> None:
+def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: str | None) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
+    fmt = json_format(fmt, as_json)
     from nqueens_plugins.formats import inputs
     from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
     from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
@@ -575,15 +642,18 @@ def write_text(path: Path, text: str) -> None:
         raise BadInput(f"cannot write {str(path)!r}: {exc.strerror}") from None
 
 
-@cli.command()
+@cli.command(epilog=exit_statuses("plot"))
 @click.argument("results")
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
 def plot(results: str, output: str) -> None:
     """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
+    from nqueens_plugins.formats import inputs
     from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
     from nqueens_plugins.results.summary import group_runs
-    from nqueens_plugins.views.plot import plot_results
+    from nqueens_plugins.views.plot import check_output, plot_results
 
+    check_output(Path(output))
+    inputs.check_writable(Path(output))
     loaded = Loaded()
     groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
     for warning in loaded.warnings + notes:
@@ -592,7 +662,7 @@ def plot(results: str, output: str) -> None:
     click.echo(f"wrote {output}")
 
 
-@cli.command()
+@cli.command(epilog=exit_statuses("animate"))
 @click.argument("trace")
 @click.option("-o", "--output", required=True, help="run.html (play/step controls), run.svg or run.gif.")
 def animate(trace: str, output: str) -> None:
@@ -659,12 +729,12 @@ def with_progress(records: Any, planned: list[int]) -> Any:
 # --- instances -----------------------------------------------------------------
 
 
-@cli.group()
+@cli.group(epilog=exit_statuses("instances"))
 def instances() -> None:
     """Instance files: generate families of hard instances, show one."""
 
 
-@instances.command("generate")
+@instances.command("generate", epilog=exit_statuses("instances generate"))
 @click.argument("kind", type=click.Choice(["completion", "blocked", "diagonals"]))
 @click.option("-n", "size", required=True, help="Board size.")
 @click.option("--count", "how_many", type=Whole(minimum=1), default=10, show_default=True, help="How many instances.")
@@ -698,7 +768,7 @@ def generate(
     click.echo(f"wrote {len(paths)} {kind} instances of n = {n} to {out}" + (f"; {hint}" if hint else ""))
 
 
-@instances.command("show")
+@instances.command("show", epilog=exit_statuses("instances show"))
 @click.argument("instance")
 @click.option("--json", "as_json", is_flag=True, help="Print the instance in nqueens JSON.")
 def show_instance(instance: str, as_json: bool) -> None:
@@ -765,7 +835,7 @@ def main() -> None:
         fail(str(exc))
     except click.exceptions.Abort:
         click.echo("nqueens: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except click.ClickException as exc:
         fail(exc.format_message().replace("\n", " "))
     except BrokenPipeError:

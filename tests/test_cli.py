@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+import click
 import pytest
 
 
@@ -36,7 +38,6 @@ def test_solve_json(run_cli) -> None:
 
 
 def test_not_solved_exits_one(run_cli) -> None:
-    assert run_cli("solve", "-s", "backtracking", "-n", "3")[0] == 1  # proved no-solution
     assert run_cli("solve", "-s", "steepest-ascent", "-n", "8", "--seed", "0")[0] == 1  # gave up at a local minimum
 
 
@@ -97,7 +98,7 @@ def test_bad_input_is_one_line_and_exit_two(run_cli, args: list[str], words: str
 def test_attacking_fixed_queens_are_an_instance_with_no_solution(run_cli) -> None:
     # As CSPLib defines the completion problem: not an input error, a proved no-solution.
     code, out, _ = run_cli("solve", "-s", "backtracking", "-n", "8", "--fixed", "0:0,2:2")
-    assert code == 1 and "no-solution, verified" in out
+    assert code == 0 and "no-solution, verified" in out  # decided: a proof, checked
     code, out, _err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--fixed", "0:0,2:2")
     assert code == 1 and "gave-up" in out
 
@@ -121,3 +122,94 @@ def test_plugins_reports_load_errors(run_cli, fake_distribution) -> None:
     code, out, _ = run_cli("plugins")
     assert code == 0
     assert "broken" in out and "missing piece" in out and "nqueens-broken 1.0" in out
+
+
+def every_command() -> list[tuple[str, click.Command]]:
+    from nqueens_plugins.cli import cli
+
+    found: list[tuple[str, click.Command]] = []
+    for name, command in sorted(cli.commands.items()):
+        found.append((name, command))
+        if isinstance(command, click.Group):
+            found += [(f"{name} {sub}", each) for sub, each in sorted(command.commands.items())]
+    return found
+
+
+def option_names(command: click.Command) -> dict[str, set[str]]:
+    """Each option's destination -> every name it answers to."""
+    return {p.name or "": set(p.opts + p.secondary_opts) for p in command.params if isinstance(p, click.Option)}
+
+
+SHARED_NAMES = {  # a concept -> the one way every command spells it
+    "solver": {"-s", "--solver", "--solvers"},
+    "instance": {"--instance", "--instances"},
+    "seed": {"--seed"},
+    "timeout": {"--timeout"},
+    "prepare": {"--prepare-timeout"},
+    "memory": {"--memory"},
+    "fixed": {"--fixed"},
+    "blocked": {"--blocked"},
+    "json": {"--json"},
+}
+
+
+@pytest.mark.parametrize(("name", "command"), every_command(), ids=[name for name, _ in every_command()])
+def test_every_command_speaks_the_same_language(name: str, command: click.Command) -> None:
+    names = option_names(command)
+    every_name = set().union(*names.values()) if names else set()
+    for concept, spelling in SHARED_NAMES.items():
+        users = [opts for opts in names.values() if opts & spelling]
+        assert len(users) <= 1, (name, concept)
+        if users:
+            assert users[0] == spelling, f"{name}: {concept} spelled {sorted(users[0])}, not {sorted(spelling)}"
+    if "--format" in every_name:
+        assert "--json" in every_name, f"{name} has --format but no --json"
+    poses_problems = "-n" in every_name and any(opts & SHARED_NAMES["solver"] for opts in names.values())
+    if poses_problems:  # solve, count, compare, cross-check: a board is posed the same way everywhere
+        for concept in ("instance", "fixed", "blocked", "timeout", "prepare", "memory"):
+            assert SHARED_NAMES[concept] <= every_name, f"{name} lacks {sorted(SHARED_NAMES[concept])}"
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name in ("timeout", "prepare_timeout"):
+            assert param.show_default, f"{name} --{param.name}: its default is not shown in --help"
+    epilog = command.epilog or ""
+    assert epilog.startswith("Exit status: 0 ") and "2 bad input" in epilog and "130 interrupted" in epilog, name
+
+
+@pytest.mark.parametrize("args", [["solve", "--help"], ["instances", "generate", "--help"]])
+def test_help_ends_with_the_exit_statuses(run_cli, args: list[str]) -> None:
+    code, out, _ = run_cli(*args)
+    assert code == 0 and "Exit status: 0" in out.replace("\n", " ")
+
+
+def test_json_is_short_for_format_json_and_refuses_another(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "deeper" / "still" / "runs.jsonl"  # missing folders are made
+    code, printed, err = run_cli("compare", "--solver", "construction", "-n", "8", "--json", "--out", str(out))
+    assert code == 0 and json.loads(printed)[0]["solver"] == "construction", err
+    code, printed, _ = run_cli("report", str(out), "--json")
+    assert code == 0 and json.loads(printed)[0]["decided"] == 1
+    code, _, err = run_cli("report", str(out), "--json", "--format", "csv")
+    assert code == 2 and "two formats" in err
+
+
+def test_every_output_makes_its_folders(run_cli, tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    assert run_cli("compare", "-s", "construction", "-n", "8", "--out", str(runs))[0] == 0
+    trace = tmp_path / "a" / "t.json"
+    assert run_cli("solve", "-s", "min-conflicts", "-n", "8", "--trace", str(trace))[0] == 0 and trace.exists()
+    page = tmp_path / "b" / "r.md"
+    assert run_cli("report", str(runs), "--format", "markdown", "-o", str(page))[0] == 0 and page.exists()
+    animation = tmp_path / "c" / "run.svg"
+    assert run_cli("animate", str(trace), "-o", str(animation))[0] == 0 and animation.exists()
+
+
+def test_compare_and_cross_check_pose_blocked_boards(run_cli) -> None:
+    code, printed, err = run_cli("compare", "-s", "bitset-mrv", "-n", "6", "--blocked", "0:1,1:3", "--json")
+    assert code == 0, err
+    assert json.loads(printed)[0]["decided"] == 1
+    code, printed, err = run_cli("cross-check", "-n", "6..7", "--fixed", "0:1", "-s", "bitset-mrv,backtracking")
+    assert code == 0 and "2 instances" in printed, err
+
+
+def test_a_proof_of_no_solution_is_a_decided_solve(run_cli) -> None:
+    code, out, _ = run_cli("solve", "-s", "backtracking", "-n", "3")
+    assert code == 0 and "no-solution, verified" in out

@@ -251,13 +251,15 @@ def test_html_report_is_one_self_contained_file(comparison: Path, tmp_path: Path
     assert "run-time distribution, n = 8" in html
 
 
-def test_html_report_bad_output_is_one_line(comparison: Path, run_cli) -> None:
+def test_html_report_bad_output_is_one_line(comparison: Path, tmp_path: Path, run_cli) -> None:
     code, _, err = run_cli("report", str(comparison), "--format", "html")
     assert code == 2 and "give -o" in err
-    code, _, err = run_cli("report", str(comparison), "--format", "html", "-o", "/no/such/folder/r.html")
-    assert code == 2 and "does not exist" in err and err.count("\n") == 1
-    code, _, err = run_cli("plot", str(comparison), "-o", "/no/such/folder/r.png")
-    assert code == 2 and err.count("\n") == 1
+    blocker = tmp_path / "a-file"
+    blocker.write_text("a file where a folder would have to be")
+    code, _, err = run_cli("report", str(comparison), "--format", "html", "-o", str(blocker / "r.html"))
+    assert code == 2 and "cannot make folder" in err and err.count("\n") == 1
+    code, _, err = run_cli("plot", str(comparison), "-o", str(blocker / "r.png"))
+    assert code == 2 and "cannot make folder" in err and err.count("\n") == 1
 
 
 @needs_chromium

@@ -85,7 +85,7 @@ def test_trace_file_and_animations(tmp_path: Path, run_cli) -> None:
             "ortools-cpsat does not trace its steps",
         ),
         (["solve", "-s", "min-conflicts", "-n", "65", "--trace", "{tmp}/t.json"], "up to n = 64"),
-        (["solve", "-s", "min-conflicts", "-n", "8", "--trace", "/no/such/folder/t.json"], "does not exist"),
+        (["solve", "-s", "min-conflicts", "-n", "8", "--trace", "{tmp}/not-a-trace.json/t.json"], "cannot make folder"),
         (["animate", "{tmp}/missing.json", "-o", "{tmp}/a.html"], "does not exist"),
         (["animate", "{tmp}/not-a-trace.json", "-o", "{tmp}/a.html"], "is not a trace file"),
         (["animate", "{tmp}/good.json", "-o", "{tmp}/a.mp4"], "must end in .html, .svg or .gif"),

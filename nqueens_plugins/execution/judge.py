@@ -58,6 +58,11 @@ class Result:
     def solved(self) -> bool:
         return self.status == Status.SOLVED and self.verified is True
 
+    @property
+    def decided(self) -> bool:
+        """A verified board, or a no-solution claim the verifier confirmed (facts or a published answer)."""
+        return self.verified is True and self.status in (Status.SOLVED, Status.NO_SOLUTION)
+
     def _repr_svg_(self) -> str | None:
         """The board in a notebook (Jupyter shows this instead of the repr); attacked queens are ringed red."""
         from nqueens_plugins.formats.drawing import MAX_DRAWN, board_svg

@@ -198,11 +198,15 @@ def make_problem(
 
 
 def check_writable(path: Path) -> None:
-    """Refuse, in one line and before any work, an output that cannot be written."""
+    """One rule for every file a command writes (``--out``, ``-o``, ``--trace``): its missing folders
+    are made, as ``mkdir -p`` would; an output that still cannot be written (a folder, a file where a
+    folder should be, no permission) is refused in one line, before any work."""
     if path.is_dir():
         raise BadInput(f"cannot write {str(path)!r}: it is a folder")
     folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise BadInput(f"cannot write {str(path)!r}: folder {str(folder)!r} does not exist")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BadInput(f"cannot write {str(path)!r}: cannot make folder {str(folder)!r} ({exc.strerror})") from None
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise BadInput(f"cannot write {str(path)!r}: permission denied")

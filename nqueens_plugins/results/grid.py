@@ -52,13 +52,14 @@ class Grid:
     skip_refused: bool = False  # ("-s all") leave out what a solver refuses, instead of stopping
     skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
     prepare_timeout: float = PREPARE_TIMEOUT  # seconds a worker may take to prepare a solver (untimed)
+    blocked: frozenset[tuple[int, int]] = frozenset()  # squares blocked on every board of ``sizes``
 
     def problems(self) -> list[Problem]:
         if self.instances:
             return list(self.instances)
         if not self.sizes:
             raise BadInput("no board sizes or instances given")
-        return [make_problem(n, self.fixed) for n in self.sizes]
+        return [make_problem(n, self.fixed, self.blocked) for n in self.sizes]
 
     def describe(self) -> dict[str, Any]:
         """What the results file's header keeps, so that ``--resume`` can refuse another grid."""

@@ -45,10 +45,15 @@ def pyplot() -> Any:
     return plt
 
 
-def plot_results(groups: Mapping[GroupKey, Group], output: Path) -> None:
-    """Write the figure for a results file to ``output`` (its extension picks the format)."""
+def check_output(output: Path) -> None:
+    """Refuse a figure file whose extension names no format we write (before any work)."""
     if output.suffix.lower() not in FORMATS:
         raise BadInput(f"plot output must end in {', '.join(FORMATS)}, not {output.name!r}")
+
+
+def plot_results(groups: Mapping[GroupKey, Group], output: Path) -> None:
+    """Write the figure for a results file to ``output`` (its extension picks the format)."""
+    check_output(output)
     plt = pyplot()
     figure = build_figure(groups, plt)
     try:
