@@ -21,9 +21,11 @@ import json
 import re
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import click
 
@@ -257,19 +259,20 @@ def solve(
     from nqueens_plugins import api
     from nqueens_plugins.views.report import render_board, result_summary
 
-    result = api.solve(
-        spec,
-        size,
-        instance=instance,
-        fixed=fixed,
-        blocked=blocked,
-        seed=seed,
-        timeout=timeout,
-        max_iterations=max_iterations,
-        memory=memory,
-        trace=trace_file if trace_file is not None else False,
-        prepare_timeout=prepare_timeout,
-    )
+    with elapsed_on_terminal(f"solving with {spec}"):
+        result = api.solve(
+            spec,
+            size,
+            instance=instance,
+            fixed=fixed,
+            blocked=blocked,
+            seed=seed,
+            timeout=timeout,
+            max_iterations=max_iterations,
+            memory=memory,
+            trace=trace_file if trace_file is not None else False,
+            prepare_timeout=prepare_timeout,
+        )
     if trace_file is not None and result.trace is None:  # the worker died or was killed: nothing came back
         click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
     if as_json:
@@ -421,7 +424,7 @@ def cross_check(
 ) -> None:
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import api
-    from nqueens_plugins.views.report import crosscheck_table, instance_checks_summary
+    from nqueens_plugins.views.report import crosscheck_table, crosscheck_verdict, instance_checks_summary
 
     if instance is not None and sizes is not None:
         raise BadInput("give -n or --instances, not both")
@@ -465,15 +468,20 @@ def cross_check(
             for label, reason in skipped.items():
                 click.echo(f"nqueens: note: {label} skipped where it cannot take the instance: {reason}", err=True)
             show(instance_checks_summary(found, expected is not None))
+            undecided = ("undecided", "unsatisfiable (unconfirmed)")
+            inconclusive = sum(1 for c in found if c.agrees and c.verdict in undecided)
+            click.echo(crosscheck_verdict(len(found), sum(1 for c in found if not c.agrees), inconclusive))
         sys.exit(0 if all(c.agrees for c in found) else EXIT_NOT_SOLVED)
     if as_json:
         click.echo(json.dumps([c.to_dict() for c in checks], indent=2))
     else:
         make_console().print(crosscheck_table(checks))
     problems = [c for c in checks if not c.agrees]
-    if problems and not as_json:
+    if not as_json:
         for check in problems:
             click.echo(f"disagreement: {check.describe()}", err=True)
+        inconclusive = sum(1 for c in checks if c.agrees and c.inconclusive)
+        click.echo(crosscheck_verdict(len(checks), len(problems), inconclusive))
     sys.exit(0 if not problems else EXIT_NOT_SOLVED)
 
 
@@ -566,7 +574,14 @@ def compare(
             notify=tell,
         )
         records = list(with_progress(stream, planned) if show_progress else stream)
-    show(render_summary(summarise(records), fmt))
+    summarised: Any = records
+    if resume and out is not None:  # the file this call completed, not only the runs it added
+        from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
+
+        loaded = Loaded()
+        summarised = with_time_limits(scan_records(Path(out), loaded), loaded)  # streamed: any size
+        tell(f"note: the table covers every run in {out}; this call added {len(records):,}")
+    show(render_summary(summarise(summarised), fmt))
     if any(r["status"] == Status.INVALID for r in records):
         sys.exit(EXIT_REJECTED)
 
@@ -792,6 +807,44 @@ def show_instance(instance: str, as_json: bool) -> None:
 
 
 # --- helpers -------------------------------------------------------------------
+
+
+SHOW_ELAPSED_AFTER = 1.0  # seconds: a solve that takes longer says, on a terminal, that it is still at work
+
+
+@contextlib.contextmanager
+def elapsed_on_terminal(what: str, after: float = SHOW_ELAPSED_AFTER, stream: TextIO | None = None) -> Iterator[None]:
+    """From ``after`` seconds on, keep one line on a terminal's stderr saying how long ``what`` has run
+    (the first call of a solver includes preparing it: imports, compiling kernels); cleared when done.
+    Nothing is written where stderr is not a terminal."""
+    out = stream or sys.stderr
+    if not out.isatty():
+        yield
+        return
+    done = threading.Event()
+    start = time.monotonic()
+    shown = threading.Event()
+
+    def keep_showing() -> None:
+        if done.wait(after):
+            return
+        while not done.is_set():
+            elapsed = time.monotonic() - start
+            out.write(f"\r{what}: {elapsed:.0f} s (the first call of a solver includes preparing it)")
+            out.flush()
+            shown.set()
+            done.wait(0.5)
+
+    watcher = threading.Thread(target=keep_showing, name="elapsed", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+        watcher.join()
+        if shown.is_set():
+            out.write("\r\x1b[K")  # the line is cleared: the answer follows on a clean terminal
+            out.flush()
 
 
 def format_duration(seconds: float) -> str:

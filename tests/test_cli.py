@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import threading
 from pathlib import Path
 
 import click
@@ -213,3 +215,48 @@ def test_compare_and_cross_check_pose_blocked_boards(run_cli) -> None:
 def test_a_proof_of_no_solution_is_a_decided_solve(run_cli) -> None:
     code, out, _ = run_cli("solve", "-s", "backtracking", "-n", "3")
     assert code == 0 and "no-solution, verified" in out
+
+
+def test_resume_reports_the_whole_file(run_cli, tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    assert run_cli("compare", "-s", "construction", "-n", "8", "--trials", "2", "--out", str(out))[0] == 0
+    with out.open() as handle:
+        lines = handle.readlines()
+    out.write_text("".join(lines[:-1]))  # as if interrupted before the last run was written
+    code, printed, err = run_cli(
+        "compare", "-s", "construction", "-n", "8", "--trials", "2", "--out", str(out), "--resume", "--json"
+    )
+    assert code == 0, err
+    (row,) = json.loads(printed)
+    assert row["runs"] == 2  # the file's two runs, not only the one this call added
+    assert "this call added 1" in err
+
+
+def test_cross_check_ends_with_one_verdict(run_cli, tmp_path: Path) -> None:
+    code, out, _ = run_cli("cross-check", "-n", "4..6", "-s", "backtracking,steepest-ascent", "--timeout", "5")
+    last = out.strip().splitlines()[-1]
+    assert code == 0 and last.startswith("verdict: no disagreement in ") and last.endswith("exit status 0"), last
+    code, out, _ = run_cli("cross-check", "-n", "6..7", "--fixed", "0:1", "-s", "backtracking")
+    last = out.strip().splitlines()[-1]
+    assert code == 0 and last.startswith("verdict: no disagreement in 2 checks"), last
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_long_solve_shows_its_elapsed_time_on_a_terminal_only() -> None:
+    from nqueens_plugins.cli import elapsed_on_terminal
+
+    terminal = FakeTerminal()
+    with elapsed_on_terminal("solving with x", after=0.0, stream=terminal):
+        for _ in range(1000):  # waits for the line to appear, however loaded the machine (no clock asserted)
+            if "solving with x: " in terminal.getvalue():
+                break
+            threading.Event().wait(0.01)
+    assert "solving with x: " in terminal.getvalue() and terminal.getvalue().endswith("\r\x1b[K")
+    piped = io.StringIO()
+    with elapsed_on_terminal("solving with x", after=0.0, stream=piped):
+        threading.Event().wait(0.05)
+    assert piped.getvalue() == ""

@@ -313,6 +313,7 @@ def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution, tmp_path
     code, out, _ = run_cli("cross-check", "--instances", str(ASP_SAT), "-s", "liar,bitset-mrv")
     assert code == 1 and "DISAGREEMENT" in out
     assert "liar gave a rejected answer (claims no solution, but the published answer is that one exists)" in out
+    assert out.strip().splitlines()[-1].startswith("verdict: DISAGREEMENT in 1 check:")
     # The same instance under another name has no published answer: the verified board refutes the claim.
     renamed = tmp_path / "renamed.param"
     renamed.write_text(ASP_SAT.read_text())

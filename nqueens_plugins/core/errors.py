@@ -5,6 +5,10 @@ exits with status 2. ``PluginError`` is a plugin's fault: it is recorded against
 that plugin and the host goes on.
 """
 
+import re
+import shlex
+from importlib import metadata
+
 
 class BadInput(ValueError):
     """Input the user can correct: a bad size, an unknown solver or option, a bad file."""
@@ -12,3 +16,18 @@ class BadInput(ValueError):
 
 class PluginError(RuntimeError):
     """A plugin broke its contract (bad registration, a duplicate name, garbage output)."""
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs an optional extra from wherever the user is: its own requirements,
+    read from the installed distribution. (``pip install 'nqueens-plugins[extra]'`` would ask a package
+    index for a project that is not on one.)"""
+    try:
+        requirements = metadata.requires("nqueens-plugins") or []
+    except metadata.PackageNotFoundError:
+        requirements = []
+    marker = re.compile(rf"""extra\s*==\s*["']{re.escape(extra)}["']""")
+    wanted = [r.split(";")[0].strip() for r in requirements if marker.search(r)]
+    if not wanted:
+        return f"pip install -e '.[{extra}]' in the nqueens-plugins source folder"
+    return "pip install " + " ".join(shlex.quote(requirement) for requirement in wanted)

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import Any
 
-from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.errors import BadInput, install_hint
 from nqueens_plugins.execution import dask_chunks
 from nqueens_plugins.execution.counting import count_in_parts
 from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
@@ -39,7 +39,7 @@ SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
 WINDOW_PER_WORKER = 4  # chunks in flight per Dask worker
 CONNECT_SECONDS = 10
-INSTALL_HINT = "pip install 'nqueens-plugins[dask]'"
+INSTALL_HINT = install_hint("dask")
 
 
 def in_chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:

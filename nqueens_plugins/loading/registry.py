@@ -131,7 +131,7 @@ class Registry:
         failed = len(self.load_errors)
         broken = f" ({failed} plugin(s) failed to load: see 'nqueens plugins')" if failed else ""
         blocked = f" (blocked by NQUEENS_DISABLE_PLUGINS: {', '.join(self.blocked)})" if self.blocked else ""
-        return f"unknown solver {name!r}{hint}{broken}{blocked}"
+        return f"unknown solver {name!r}{hint}{broken}{blocked}; 'nqueens plugins' lists every solver"
 
 
 class PluginRegister:

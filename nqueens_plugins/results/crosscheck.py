@@ -38,6 +38,11 @@ class Check:
     agrees: bool
     detail: str = ""
 
+    @property
+    def inconclusive(self) -> bool:
+        """No answer to compare: a count or solve that ran out of time, an incomplete method that gave up."""
+        return self.answer in ("timed-out", "gave-up") or self.detail.startswith("inconclusive")
+
     def describe(self) -> str:
         detail = f" ({self.detail})" if self.detail else ""
         return f"n={self.n} {self.solver} {self.task}: got {self.answer}, expected {self.expected}{detail}"

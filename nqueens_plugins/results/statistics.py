@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.errors import BadInput, install_hint
 
 PAR_FACTOR = 10
 SIGNIFICANCE = 0.05
@@ -205,7 +205,7 @@ def require_scipy(what: str) -> None:
     try:
         import scipy  # noqa: F401
     except ImportError:
-        raise BadInput(f"{what} needs scipy: pip install 'nqueens-plugins[report]'") from None
+        raise BadInput(f"{what} needs scipy: {install_hint('report')}") from None
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:

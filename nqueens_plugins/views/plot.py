@@ -13,7 +13,7 @@
 
 A run succeeds when it decided its instance (``results.summary``).
 
-matplotlib is an optional extra (``pip install 'nqueens-plugins[plot]'``); it is
+matplotlib is an optional extra (``errors.install_hint('plot')`` says how to install it); it is
 imported here only, with the non-interactive Agg backend, so nothing else pays
 for it. The format follows the output's extension: PNG, SVG or PDF.
 """
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.errors import BadInput, install_hint
 from nqueens_plugins.results.statistics import ecdf, ert_interval
 from nqueens_plugins.results.summary import Group, GroupKey, natural_order, summary_rows
 
@@ -38,7 +38,7 @@ def pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
-        raise BadInput("plots need matplotlib: pip install 'nqueens-plugins[plot]'") from None
+        raise BadInput(f"plots need matplotlib: {install_hint('plot')}") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

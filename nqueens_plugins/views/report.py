@@ -348,6 +348,16 @@ def crosscheck_table(checks: Sequence[Check]) -> Table:
     return table
 
 
+def crosscheck_verdict(checks: int, disagreements: int, inconclusive: int) -> str:
+    """The one line a cross-check ends with: what it found, and the exit status that implies."""
+    agreeing = checks - disagreements - inconclusive
+    found = f"{agreeing:,} agree, {disagreements:,} disagree, {inconclusive:,} inconclusive (no answer to compare)"
+    counted = f"{checks:,} check" + ("" if checks == 1 else "s")
+    if disagreements:
+        return f"verdict: DISAGREEMENT in {counted}: {found}; exit status 1"
+    return f"verdict: no disagreement in {counted}: {found}; exit status 0"
+
+
 def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
     """Counts of each verdict, agreement with the published answers, then the instances that need a look."""
     verdicts = Counter(check.verdict for check in checks)

@@ -11,9 +11,10 @@ import importlib.util
 from collections.abc import Mapping
 from typing import Any
 
+from nqueens_plugins.core.errors import install_hint
 from nqueens_plugins.core.solver import Option
 
-INSTALL_HINT = "pip install 'nqueens-plugins[fast]'"
+INSTALL_HINT = install_hint("fast")
 
 
 def kernel_option(what: str) -> Option:
