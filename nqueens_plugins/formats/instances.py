@@ -49,6 +49,7 @@ import tarfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -113,7 +114,8 @@ def load(specs: str | Sequence[str]) -> list[Problem]:
         paths = expand_path(path_text)
         for path in paths:
             for name, text in read_texts(path):
-                problems.extend(parse(text, name, selection))
+                shown = path.name if shipped_instance(path.name) == path else name  # as the user named it
+                problems.extend(parse(text, shown, selection))
     return problems
 
 
@@ -162,8 +164,26 @@ def expand_path(text: str) -> list[Path]:
             raise BadInput(f"the folder {text!r} holds no instance files")
         return files
     if not path.exists():
-        raise BadInput(f"instance file {text!r} does not exist")
+        shipped = shipped_instance(text)
+        if shipped is None:
+            raise BadInput(
+                f"instance file {text!r} does not exist (nor is it one of the instances shipped with the package: "
+                f"{', '.join(SHIPPED)})"
+            )
+        return [shipped]
     return [path]
+
+
+SHIPPED = ("diag-10-4-1.param", "blockedqueens.28.1449787894.param", "blockedqueens.56.1860451109.param")
+
+
+def shipped_instance(name: str) -> Path | None:
+    """One of the published instances shipped in the package's data folder, named bare (no folder), so
+    that examples run from any folder: ``nq.solve("bitset-mrv", instance="diag-10-4-1.param@6")``."""
+    if name not in SHIPPED:
+        return None
+    shipped = Path(str(resources.files("nqueens_plugins") / "data" / name))
+    return shipped if shipped.is_file() else None
 
 
 def read_texts(path: Path) -> Iterator[tuple[str, str]]:

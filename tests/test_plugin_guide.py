@@ -1,0 +1,67 @@
+"""The plugin author's guide, followed to the letter: its plugin, built from its text, installed in a fresh venv."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "plugin-authors.md"
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", GUIDE.read_text(encoding="utf-8"), flags=re.DOTALL)
+
+
+def test_the_guides_plugin_installs_counts_and_passes_the_kit(tmp_path: Path) -> None:
+    (pyproject,) = blocks("toml")
+    plugin_code = next(block for block in blocks("python") if "class Permutations(Solver)" in block)
+    project = tmp_path / "nqueens-permutations"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(pyproject)
+    (project / "nqueens_permutations.py").write_text(plugin_code)
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)  # pip: the host's
+    python = venv / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    # "Install the host first, with pytest beside it": the host and its dependencies as this test
+    # environment has them (no package index needed), added to the fresh venv as a site folder.
+    host_site = sysconfig.get_paths()["purelib"]
+    (site / "host.pth").write_text(f"import site; site.addsitedir({host_site!r})\n")
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-build-isolation", "-e", str(project)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert install.returncode == 0, install.stderr
+
+    count = subprocess.run(
+        [str(python), "-m", "nqueens_plugins", "count", "-s", "permutations", "-n", "8", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert count.returncode == 0, count.stderr
+    record = json.loads(count.stdout)
+    assert record["solutions"] == 92 and record["verified"] is True
+
+    kit = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-p", "nqueens_plugins.testing", "--nqueens-solver", "permutations"],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        check=False,
+    )
+    assert kit.returncode == 0, kit.stdout + kit.stderr
