@@ -163,3 +163,39 @@ def test_the_comparison_scores_a_proof_end_to_end(run_cli, tmp_path: Path) -> No
     assert code == 0, err
     (row,) = json.loads(shown)["rows"]
     assert row["verdict"] == "only this one can decide it"
+
+
+def test_beyond_the_published_counts_a_plain_board_is_still_known_to_have_solutions(run_cli) -> None:
+    code, out, err = run_cli("cross-check", "-n", "28..29", "-s", "construction", "--json")
+    assert code == 0, err
+    assert {check["expected"] for check in json.loads(out)} == {"solvable"}  # not "no solution"
+
+
+def test_a_count_of_zero_cannot_turn_a_cross_check_against_a_verified_board(run_cli, fake_distribution) -> None:
+    """A library that swallows its errors and returns what it had counted: 0, at n = 5000."""
+    zero_counter = """
+        from nqueens_plugins import Count, Outcome, Solver, Status, hookimpl
+
+        class ZeroCounter(Solver):
+            name = "zero-counter"
+            summary = "Counts 0 for every board it cannot really count."
+            complete = True
+
+            def solve(self, problem, rng, budget, options):
+                return Outcome(Status.GAVE_UP)
+
+            def count(self, problem, budget, options, unique):
+                return Count(Status.SOLVED, 0, unique)
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(ZeroCounter())
+    """
+    fake_distribution("nqueens-zero", {"zero": "zero_counter_plugin"}, {"zero_counter_plugin": zero_counter})
+    code, out, _ = run_cli("count", "-s", "zero-counter", "-n", "5000", "--yes", "--json")
+    assert code == 3 and json.loads(out)["status"] == "invalid"  # count refuses what solve refuses
+    code, out, _ = run_cli("cross-check", "-n", "5000", "-s", "zero-counter,construction", "--json")
+    checks = json.loads(out)
+    board = next(c for c in checks if c["solver"] == "construction")
+    assert board["answer"] == "solved" and board["agrees"] is True  # the verified board is never the disagreement
+    assert any(c["solver"] == "zero-counter" and c["task"] == "count" and not c["agrees"] for c in checks)

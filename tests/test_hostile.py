@@ -123,6 +123,8 @@ def test_cross_check_with_a_hanging_plugin_ends(hostile: Path, run_cli) -> None:
     assert code in (0, 1), err
     assert "hostile-sleeps" in out
     assert time.monotonic() - start < 300  # five 1 s limits, not five hours
+    rows = [line for line in out.splitlines() if "hostile-sleeps" in line and "timed-out" in line]
+    assert rows and all("inconclusive" in row and " yes " not in row for row in rows)  # never "agrees yes"
 
 
 def test_plugin_output_stays_out_of_json(hostile: Path, run_cli, tmp_path: Path) -> None:

@@ -343,7 +343,7 @@ def crosscheck_table(checks: Sequence[Check]) -> Table:
             check.task,
             check.answer,
             check.expected,
-            Text("yes", style="green") if check.agrees else Text("NO", style="bold red"),
+            agreement_cell(check),
         )
     return table
 
@@ -356,6 +356,17 @@ def crosscheck_verdict(checks: int, disagreements: int, inconclusive: int) -> st
     if disagreements:
         return f"verdict: DISAGREEMENT in {counted}: {found}; exit status 1"
     return f"verdict: no disagreement in {counted}: {found}; exit status 0"
+
+
+def agreement_cell(check: Check) -> Text:
+    """yes, NO, or what it is when there was nothing to compare: never "yes" for a run without an answer."""
+    if not check.agrees:
+        return Text("NO", style="bold red")
+    if check.answer == "skipped":
+        return Text("skipped")
+    if check.inconclusive:
+        return Text("inconclusive", style="yellow")
+    return Text("yes", style="green")
 
 
 def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
