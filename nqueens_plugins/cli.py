@@ -172,6 +172,18 @@ def plugins(as_json: bool) -> None:
 # --- solve ---------------------------------------------------------------------
 
 
+def limit_options(command: F) -> F:
+    """``--memory`` and ``--prepare-timeout``: the limits of every command that runs solvers."""
+    command = click.option(
+        "--prepare-timeout",
+        type=Seconds(allow_none=False),
+        default=f"{PREPARE_TIMEOUT:g}",
+        show_default=True,
+        help=PREPARE_HELP,
+    )(command)
+    return click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)(command)
+
+
 def executor_options(command: F) -> F:
     """``--executor local|dask`` and ``--scheduler ADDRESS`` for the commands that run many tasks."""
     command = click.option(
@@ -228,14 +240,7 @@ def json_format(fmt: str, as_json: bool) -> str:
     "--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000)."
 )
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
-@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option(
-    "--prepare-timeout",
-    type=Seconds(allow_none=False),
-    default=f"{PREPARE_TIMEOUT:g}",
-    show_default=True,
-    help=PREPARE_HELP,
-)
+@limit_options
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
 )
@@ -309,14 +314,7 @@ def solve(
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
-@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option(
-    "--prepare-timeout",
-    type=Seconds(allow_none=False),
-    default=f"{PREPARE_TIMEOUT:g}",
-    show_default=True,
-    help=PREPARE_HELP,
-)
+@limit_options
 @executor_options
 def count(
     spec: str,
@@ -397,14 +395,7 @@ def count(
 @click.option("--seed", type=WHOLE, default=0, show_default=True)
 @click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
-@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option(
-    "--prepare-timeout",
-    type=Seconds(allow_none=False),
-    default=f"{PREPARE_TIMEOUT:g}",
-    show_default=True,
-    help=PREPARE_HELP,
-)
+@limit_options
 @executor_options
 def cross_check(
     sizes: str | None,
@@ -512,14 +503,7 @@ def cross_check(
 )
 @click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
-@click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)
-@click.option(
-    "--prepare-timeout",
-    type=Seconds(allow_none=False),
-    default=f"{PREPARE_TIMEOUT:g}",
-    show_default=True,
-    help=PREPARE_HELP,
-)
+@limit_options
 @executor_options
 def compare(
     spec: str,
