@@ -9,6 +9,8 @@ python benchmarks/harness.py
 * a plugin that never returns even from its warm-up (the default, a 4x4 solve), under
   --prepare-timeout 2: the whole command ends within 5 s (its worker's preparation is
   stopped at its own limit, plus the grace, plus starting Python);
+* `nqueens count -n 8` within 1.5x of `nqueens solve -s min-conflicts -n 8`, wall time
+  of fresh processes (a small count loads no compiled kernels it will not use);
 * `nqueens plugins` within 0.5 s (a fresh process, every installed plugin loaded).
 
 With ``--against REV`` it also runs the same commands from a worktree of revision REV,
@@ -164,6 +166,19 @@ def main() -> None:
             5.0,
             note=f"status {json.loads(done.stdout)['status']}",
         )
+
+    header("a small count against a small solve (fresh processes, fastest of 5, interleaved)")
+    count_times, solve_times = [], []
+    for _ in range(5):
+        count_times.append(timed(lambda: nqueens("count", "-n", "8", "--json"))[0])
+        solve_times.append(timed(lambda: nqueens("solve", "-s", "min-conflicts", "-n", "8", "--json"))[0])
+    report(
+        "count -n 8 / solve -s min-conflicts -n 8, wall time",
+        min(count_times) / min(solve_times),
+        1.5,
+        "x",
+        note=f"fastest {min(count_times):.3f} s / {min(solve_times):.3f} s",
+    )
 
     header("listing plugins")
     nqueens("plugins")  # warm the file system cache

@@ -274,6 +274,37 @@ def test_a_split_count_does_not_pay_for_its_workers_preparation(fake_distributio
     assert result.prepare_seconds is not None and result.prepare_seconds >= 6  # the plan's worker, then the other
 
 
+def test_a_solver_prepares_once_per_preparation_it_names(fake_distribution, tmp_path: Path) -> None:
+    """Small boards need less loaded than large ones (bitboard's Python and compiled counters): a worker
+    prepares per name, so a small first run waits for nothing it will not use, and a large later run
+    still has its preparation outside the clock."""
+    log = tmp_path / "warm-ups.txt"
+    by_size = f"""
+        from nqueens_plugins import hookimpl
+        from nqueens_plugins.builtin.construction import Construction
+
+        class BySize(Construction):
+            name = "by-size"
+
+            def preparation(self, problem, options):
+                return "large" if problem.n >= 20 else "small"
+
+            def warm_up(self, options, preparation="large"):
+                with open({str(log)!r}, "a") as out:
+                    out.write(preparation + "\\n")
+
+        @hookimpl
+        def nqueens_register_solvers(register):
+            register(BySize())
+    """
+    fake_distribution("nqueens-by-size", {"by": "by_size_plugin"}, {"by_size_plugin": by_size})
+    with LocalExecutor(1) as executor:
+        results = [nq.solve("by-size", n, timeout=30, executor=executor) for n in (8, 9, 24, 25, 10)]
+    assert all(r.solved for r in results), [(r.n, r.status, r.reason) for r in results]
+    assert log.read_text().split() == ["small", "large"]  # each once, in the one worker
+    assert [r.prepare_seconds is not None for r in results] == [True, False, True, False, False]
+
+
 def test_the_workers_own_failure_goes_to_a_log_the_record_names(tmp_path: Path) -> None:
     log = tmp_path / "worker.log"
     code = (

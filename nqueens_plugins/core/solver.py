@@ -160,9 +160,21 @@ class Solver:
         A worker calls it once per solver, untimed, before that solver's first
         run. The default solves a 4x4 board, which loads what ``solve`` imports;
         override it when counting or large boards load more (``bitboard`` loads its
-        compiled counter here).
+        compiled counter here). A solver that names its preparations
+        (``preparation``) is called ``warm_up(options, name)`` instead, once per name.
         """
         self.solve(Problem(4), random.Random(0), Budget(2.0), dict(options))
+
+    def preparation(self, problem: Problem, options: Mapping[str, Any]) -> str:
+        """What a first call on ``problem`` needs loaded, as a name ("" by default: the same for every problem).
+
+        A worker prepares a solver once per name: ``warm_up(options)`` for "", and
+        ``warm_up(options, name)`` for any other (override ``warm_up`` to take it).
+        ``bitboard`` names "python" for the boards its pure-Python counter takes and
+        "numba" for the rest, so a small count never waits for compiled kernels it
+        will not use, and a large one still never loads them inside the clock.
+        """
+        return ""
 
     bytes_per_queen: ClassVar[int | None] = None  # peak memory per queen, measured; None if small
 

@@ -215,6 +215,14 @@ class WorkerProcess:
             end = min(end, time.perf_counter() + job_end - time.time())
         return end + KILL_GRACE
 
+    def preparing(self) -> None:
+        """The worker says it is preparing the first task's solver: a solver it met before may need more
+        for this problem (``Solver.preparation``), so a run taken for started waits, and its clock restarts."""
+        self.warming_up = True
+        if self.running:
+            self.running = False
+            self.started = time.perf_counter()
+
     def prepared(self, seconds: float) -> None:
         """The worker says it prepared the first task's solver in ``seconds``: its run starts now."""
         task = self.tasks[0]
@@ -385,7 +393,7 @@ class LocalExecutor(Executor):
                     worker.begin()  # the first task's clock starts now, not while Python started
                     continue
                 if message[0] == "warming-up":
-                    worker.warming_up = True
+                    worker.preparing()
                     continue
                 if message[0] == "started":
                     worker.prepared(message[1])

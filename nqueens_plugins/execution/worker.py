@@ -39,6 +39,7 @@ it), and leaves at once when its parent is gone.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import pickle
 import resource
@@ -95,36 +96,62 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
 
 
-def warm_up(task: Task) -> Executed | None:
-    """The solver's untimed ``warm_up`` (imports, JIT); the failure to send back instead of a run, if
-    it failed. A solver's own ``warm_up`` failing is its preparation failing; the default one (a 4x4
-    solve) only guesses what the solver loads, so its failure is left for the timed call to meet."""
+def warm_up(task: Task, preparation: str) -> Executed | None:
+    """The solver's untimed ``warm_up`` (imports, JIT), for the named ``preparation`` if it names them;
+    the failure to send back instead of a run, if it failed. A solver's own ``warm_up`` failing is its
+    preparation failing; the default one (a 4x4 solve) only guesses what the solver loads, so its
+    failure is left for the timed call to meet."""
     solver = task.variant.solver
     try:
-        solver.warm_up(dict(task.variant.options))
+        if preparation and takes_preparation(solver.warm_up):
+            solver.warm_up(dict(task.variant.options), preparation)  # type: ignore[call-arg]
+        else:  # a subclass may override warm_up(options) alone: it prepares everything at once
+            solver.warm_up(dict(task.variant.options))
     except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
         if type(solver).warm_up is not Solver.warm_up:
             return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
     return None
 
 
+def takes_preparation(warm_up: Any) -> bool:
+    """Whether a solver's bound ``warm_up`` takes a preparation's name beside the options."""
+    try:
+        return len(inspect.signature(warm_up).parameters) >= 2
+    except (TypeError, ValueError):
+        return False
+
+
+def named_preparation(task: Task) -> str:
+    """The solver's name for what ``task``'s problem needs prepared ("" if it names none, or if
+    asking raised: plugin code; the warm-up and the run will meet whatever is wrong)."""
+    try:
+        name = task.variant.solver.preparation(task.problem, dict(task.variant.options))
+    except BaseException:  # noqa: BLE001 - plugin code may raise anything
+        return ""
+    return name if isinstance(name, str) else ""
+
+
 class Preparations:
-    """What this worker has prepared: each solver once (by variant name), and, for a job's deadline
-    (a split count's pieces share one), the preparation time its pieces here get back."""
+    """What this worker has prepared: each solver once per preparation it names (``Solver.preparation``),
+    and, for a job's deadline (a split count's pieces share one), the preparation time its pieces here
+    get back."""
 
     def __init__(self) -> None:
-        self.prepared: set[str] = set()
+        self.prepared: set[tuple[str, str]] = set()
         self.extensions: dict[float, float] = {}
 
     def prepare(self, task: Task, rebuilding: float, writer: Connection) -> tuple[float | None, Executed | None]:
-        """Prepare ``task``'s solver if it is new here: (the seconds it took, or None if it was
-        ready; the failure to send back, if preparing failed)."""
-        if task.variant.name in self.prepared:
+        """Prepare ``task``'s solver if it is new here, or new for this problem: (the seconds it took, or
+        None if it was ready; the failure to send back, if preparing failed)."""
+        preparation = named_preparation(task)
+        if (task.variant.name, preparation) in self.prepared:
             return None, None
-        self.prepared.add(task.variant.name)
-        writer.send(("warming-up",))  # rebuilt: a preparation that never ends is now in the warm-up
+        self.prepared.add((task.variant.name, preparation))
+        # Rebuilt: a preparation that never ends is now in the warm-up (and a run that the service
+        # took for prepared, a solver met before, waits for this one: its clock starts again after it).
+        writer.send(("warming-up",))
         start = time.perf_counter()
-        failed = warm_up(task)
+        failed = warm_up(task, preparation)
         seconds = rebuilding + time.perf_counter() - start
         writer.send(("started", seconds))
         if task.deadline is not None:
