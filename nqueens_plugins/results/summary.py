@@ -98,7 +98,7 @@ class Group:
     satisfiable: bool | None = None  # what is known of the instance, once settled (``settle``)
 
     def add(self, record: Mapping[str, Any]) -> None:
-        if self.family is None:
+        if not self.seconds:  # the first run: the instance's family and file are the same for all its runs
             self.family = family_parameter(record)
             self.source = record.get("source")
         self.seconds.append(float(record["seconds"]))
