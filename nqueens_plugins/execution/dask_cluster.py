@@ -39,7 +39,6 @@ SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
 WINDOW_PER_WORKER = 4  # chunks in flight per Dask worker
 CONNECT_SECONDS = 10
-INSTALL_HINT = install_hint("dask")
 
 
 def in_chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
@@ -70,7 +69,7 @@ class DaskExecutor(Executor):
         try:
             from distributed import Client
         except ImportError:
-            raise BadInput(f"--executor dask needs dask.distributed: {INSTALL_HINT}") from None
+            raise BadInput(f"--executor dask needs dask.distributed: {install_hint('dask')}") from None
         self.chunk_size = chunk_size
         self.owned = client is None
         if client is None:

@@ -14,8 +14,6 @@ from typing import Any
 from nqueens_plugins.core.errors import install_hint
 from nqueens_plugins.core.solver import Option
 
-INSTALL_HINT = install_hint("fast")
-
 
 def kernel_option(what: str) -> Option:
     return Option(
@@ -35,7 +33,7 @@ def numba_available() -> bool:
 def kernel_refusal(solver: str, options: Mapping[str, Any]) -> str | None:
     """The one-line refusal when numba is asked for and missing, else None."""
     if options["kernel"] == "numba" and not numba_available():
-        return f"{solver} kernel=numba needs numba: {INSTALL_HINT}"
+        return f"{solver} kernel=numba needs numba: {install_hint('fast')}"
     return None
 
 
