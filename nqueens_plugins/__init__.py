@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.hookspecs import SolverRegister, hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
-from nqueens_plugins.core.solver import Option, Solver
+from nqueens_plugins.core.solver import FAMILIES, Option, Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.api import (
@@ -51,6 +51,7 @@ API = ("compare", "count", "cross_check", "cross_check_files", "problem_of", "re
 MOVED_MODULES = {"host": "nqueens_plugins.loading.host", "instances": "nqueens_plugins.formats.instances"}
 
 __all__ = [
+    "FAMILIES",
     "BadInput",
     "Budget",
     "Count",

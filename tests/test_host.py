@@ -273,3 +273,28 @@ def test_a_duck_typed_solver_is_refused_and_listing_still_works(fake_distributio
     assert "must be an instance of a nqueens_plugins.Solver subclass" in registry.load_errors[0].message
     code, out, _ = run_cli("plugins", "--json")
     assert code == 0 and '"min-conflicts"' in out
+
+
+def test_a_solver_names_its_family_and_the_listing_shows_it(fake_distribution, run_cli) -> None:
+    fake_distribution(
+        "nqueens-family",
+        {"fam": "family_plugin"},
+        {"family_plugin": GOOD_PLUGIN.replace('name = "knight-shift"', 'name = "knight-shift"\n    family = "SAT"')},
+    )
+    fake_distribution(
+        "nqueens-bad-family",
+        {"badfam": "bad_family_plugin"},
+        {
+            "bad_family_plugin": GOOD_PLUGIN.replace('"knight-shift"', '"shift-two"').replace(
+                'name = "shift-two"', 'name = "shift-two"\n    family = 7'
+            )
+        },
+    )
+    registry = host.load_registry()
+    assert [e.source.plugin for e in registry.load_errors] == ["badfam"]
+    assert "family must be a short name" in registry.load_errors[0].message
+    code, out, _ = run_cli("plugins", "--json")
+    assert code == 0
+    families = {s["name"]: s["family"] for s in json.loads(out)["solvers"]}
+    assert families["knight-shift"] == "SAT" and families["min-conflicts"] == "local search"
+    assert families["bitset-mrv"] == "search" and families["construction"] == "construction"

@@ -40,6 +40,7 @@ CHECK_EVERY = 1024  # steps between budget polls
 
 class SimulatedAnnealing(Solver):
     name = "simulated-annealing"
+    family = "local search"
     runs_on = "python"
     traces = True
     summary = "Random moves, worse ones accepted with probability e^(dE/T) as T cools."

@@ -334,6 +334,7 @@ class CountingSolver(Solver):
     """A complete search that counts by running on past the first solution."""
 
     runs_on = "python"
+    family = "search"
     complete = True
     supports_blocked = True
     traces = True

@@ -238,6 +238,7 @@ def count_pieces(problem: Problem, pieces: list[Any], kernel: str) -> tuple[int,
 
 class Bitboard(Solver):
     name = "bitboard"
+    family = "search"
     summary = "Exact counting with bit masks, once per class of the board's symmetries, split across processes."
     complete = True
     supports_blocked = True

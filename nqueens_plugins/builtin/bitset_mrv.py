@@ -175,6 +175,7 @@ class Search:
 
 class BitsetMrv(Solver):
     name = "bitset-mrv"
+    family = "search"
     summary = "Bit-set search on the row or column with fewest open squares; for completion and blocked instances."
     complete = True
     supports_blocked = True

@@ -55,6 +55,7 @@ def construct(n: int) -> np.ndarray | None:
 
 class Construction(Solver):
     name = "construction"
+    family = "construction"
     runs_on = "numpy"
     traces = True
     summary = "The explicit formula: a solution for every n >= 4 in O(n), no search."

@@ -91,6 +91,7 @@ class NeighbourScores:
 
 class SteepestAscent(Solver):
     name = "steepest-ascent"
+    family = "local search"
     runs_on = "python"
     traces = True
     summary = "Best of all n(n-1) single-queen moves until no move improves (hill climbing)."
@@ -164,6 +165,7 @@ class RandomRestart(SteepestAscent):
 
 class FirstChoice(Solver):
     name = "first-choice"
+    family = "local search"
     runs_on = "python"
     traces = True
     summary = "Takes the first strictly better move found in random order (stochastic hill climbing)."

@@ -163,6 +163,7 @@ class ConflictedQueens:
 
 class MinConflicts(Solver):
     name = "min-conflicts"
+    family = "local search"
     runs_on = "python and numpy"
     traces = True
     summary = "Moves a random attacked queen to the row of its column with fewest attacks."

@@ -49,6 +49,7 @@ def valid_boards(boards: np.ndarray, blocked: np.ndarray | None = None) -> np.nd
 
 class BritishMuseum(Solver):
     name = "british-museum"
+    family = "random"
     runs_on = "python"
     summary = "Random boards until one is valid (the exhaustive-by-luck baseline)."
     supports_blocked = True

@@ -74,6 +74,7 @@ def paper_tail(n: int) -> int:
 
 class SwapSearch(Solver):
     name = "swap-search"
+    family = "local search"
     summary = "Sosič-Gu swap search on a permutation with a conflict-free greedy start (millions of queens)."
     supports_fixed = False
     traces = True

@@ -25,6 +25,11 @@ from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 OPTION_TYPES: tuple[type, ...] = (bool, int, float, str)
 
+# The families of methods, as the field names them. A solver's ``family`` is one of
+# these or a name of its own; cross-check says which families confirmed a no-solution,
+# since two solvers of one family may share a mistake in how they read the problem.
+FAMILIES: tuple[str, ...] = ("search", "local search", "random", "construction", "CP", "SAT", "ASP", "MIP", "SMT")
+
 
 @dataclass(frozen=True)
 class Option:
@@ -111,6 +116,8 @@ class Solver:
     max_n: ClassVar[int | None] = None  # the largest board this solver accepts
     options: ClassVar[tuple[Option, ...]] = ()
     runs_on: ClassVar[str | None] = None  # what executes the search ("python", "numba", "CP-SAT (C++)"); see engine()
+    family: ClassVar[str | None] = None  # the family of methods (see FAMILIES); None: not said
+    exports: ClassVar[tuple[str, ...]] = ()  # file formats export() writes ("dimacs", "asp", "mps", "smt2", "dzn")
 
     def is_complete(self, options: Mapping[str, Any]) -> bool:
         """Whether this variant is complete; override when an option changes it."""
@@ -175,6 +182,15 @@ class Solver:
         will not use, and a large one still never loads them inside the clock.
         """
         return ""
+
+    def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
+        """The text of ``problem`` in ``format`` (one of ``exports``), exactly as this variant poses it to its library.
+
+        ``nqueens instances export`` writes it, so a user can run a solver binary of
+        their own (a SAT solver on DIMACS CNF, clingo on ASP facts, any MIP solver on
+        MPS) on exactly what this plugin ran. Optional.
+        """
+        raise NotImplementedError(f"{self.name} exports no file format")
 
     bytes_per_queen: ClassVar[int | None] = None  # peak memory per queen, measured; None if small
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.solver import (
+    FAMILIES,
     NAME_PATTERN,
     OPTION_TYPES,
     Solver,
@@ -189,6 +190,14 @@ def check_solver(solver: Any) -> None:
     for flag in ("complete", "supports_fixed", "supports_blocked", "counts_unique"):
         if not isinstance(getattr(solver, flag, False), bool):
             raise PluginError(f"solver {label}: {flag} must be True or False")
+    family = getattr(solver, "family", None)
+    if family is not None and not (
+        isinstance(family, str) and family.strip() and len(family) <= 30 and "\n" not in family
+    ):
+        raise PluginError(f"solver {label}: family must be a short name (like {FAMILIES[0]!r}) or None")
+    exports = getattr(solver, "exports", ())
+    if not (isinstance(exports, tuple) and all(isinstance(f, str) and f.isidentifier() for f in exports)):
+        raise PluginError(f"solver {label}: exports must be a tuple of format names (like ('dimacs',))")
     options = getattr(solver, "options", ())
     seen: set[str] = set()
     for option in options:

@@ -111,6 +111,7 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
             {
                 "name": solver.name,
                 "summary": solver.summary,
+                "family": solver.family,
                 "complete": solver.complete,
                 "counts": solver.counts({o.name: o.default for o in solver.options}),
                 "counts_unique": solver.counts_unique,
@@ -151,6 +152,7 @@ def safe_engine(solver: Any) -> str | None:
 def plugins_table(registry: Registry) -> Table:
     table = Table(title="nqueens solvers", title_justify="left", box=box.SIMPLE_HEAD, show_lines=False)
     table.add_column("solver", ratio=3, overflow="fold")
+    table.add_column("family", no_wrap=True)
     table.add_column("complete", no_wrap=True)
     table.add_column("runs on", ratio=1, overflow="fold")
     table.add_column("options (defaults)", ratio=2, overflow="fold")
@@ -161,7 +163,9 @@ def plugins_table(registry: Registry) -> Table:
         options = ", ".join(f"{o.name}={format_default(o.default)}" for o in solver.options) or "-"
         complete = "yes" if solver.complete else "no"
         name = Text(solver.name, style="bold") + Text("\n" + solver.summary, style="dim")
-        table.add_row(name, complete, Text(safe_engine(solver) or "-"), Text(options), Text(origin))
+        table.add_row(
+            name, Text(solver.family or "-"), complete, Text(safe_engine(solver) or "-"), Text(options), Text(origin)
+        )
     return table
 
 

@@ -114,6 +114,7 @@ def build_problem(problem: Problem, solver: Any, watchdog: Any | None, budget: B
 class PythonConstraint(Solver):
     name = "python-constraint"
     runs_on = "python-constraint (python)"
+    family = "CP"
     summary = "The python-constraint library's solvers on the classic pairwise model."
     complete = True
     supports_blocked = True

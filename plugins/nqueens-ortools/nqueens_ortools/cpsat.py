@@ -139,6 +139,7 @@ def counters_of(solver: Any) -> dict[str, int | float]:
 class CpSat(Solver):
     name = "ortools-cpsat"
     runs_on = "OR-Tools CP-SAT (C++)"
+    family = "CP"
     summary = "OR-Tools CP-SAT on the sample's AllDifferent model or a Boolean model; complete."
     complete = True
     supports_blocked = True
