@@ -142,7 +142,13 @@ def fail(message: str) -> None:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="nqueens-plugins")
 def cli() -> None:
-    """Solve N-Queens with many methods side by side; every answer is verified."""
+    """Solve N-Queens with many methods side by side; every answer is verified.
+
+    \b
+    The same command is installed as `nqueens` and as `nqueens-plugins` (for when
+    another package's `nqueens` command shadows this one), and runs as
+    `python -m nqueens_plugins` wherever the package is importable.
+    """
 
 
 # --- plugins -------------------------------------------------------------------

@@ -260,3 +260,22 @@ def test_a_long_solve_shows_its_elapsed_time_on_a_terminal_only() -> None:
     with elapsed_on_terminal("solving with x", after=0.0, stream=piped):
         threading.Event().wait(0.05)
     assert piped.getvalue() == ""
+
+
+def test_the_command_has_a_name_of_its_own_and_runs_as_a_module(tmp_path: Path) -> None:
+    """Another package's `nqueens` command may shadow ours: `nqueens-plugins` and `python -m` still reach it."""
+    import subprocess
+    import sys
+    import tomllib
+
+    scripts = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["nqueens-plugins"] == scripts["nqueens"] == "nqueens_plugins.cli:main"
+    installed = Path(sys.executable).parent / "nqueens-plugins"
+    assert installed.exists(), "reinstall the project: the nqueens-plugins console script is missing"
+    for command in ([str(installed)], [sys.executable, "-m", "nqueens_plugins"]):
+        shown = subprocess.run([*command, "--help"], capture_output=True, text=True, cwd=tmp_path, check=True).stdout
+        assert "nqueens-plugins" in shown and "python -m nqueens_plugins" in shown
+        solved = subprocess.run(
+            [*command, "solve", "-s", "construction", "-n", "6", "--json"], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert solved.returncode == 0 and json.loads(solved.stdout)["status"] == "solved"
