@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -190,6 +190,56 @@ def limit_options(command: F) -> F:
     return click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)(command)
 
 
+def output_option(command: F) -> F:
+    """``--show-output``: what a solver printed is captured per run (``execution/output.py``); this shows it."""
+    return click.option(
+        "--show-output",
+        is_flag=True,
+        help="Show the end of what the solver printed in each run (captured, never streamed to the terminal).",
+    )(command)
+
+
+def tell_output(label: str, printed: int, tail: str | None, shown: bool) -> None:
+    """A run's captured output on stderr: its end when asked for (or when the run failed), else how much."""
+    if not printed:
+        return
+    from nqueens_plugins.execution.output import format_size
+
+    if shown and tail is not None:
+        cut = "" if len(tail.encode()) >= printed else f", its last {len(tail):,} characters"
+        click.echo(f"nqueens: {label} printed {format_size(printed)}{cut}:", err=True)
+        click.echo(tail.rstrip("\n"), err=True)
+        click.echo("nqueens: (end of what it printed)", err=True)
+    else:
+        click.echo(
+            f"nqueens: note: {label} printed {format_size(printed)} (kept, not shown: --show-output shows its end)",
+            err=True,
+        )
+
+
+def tell_outputs(records: Sequence[Mapping[str, Any]], shown: bool) -> None:
+    """What the solvers of a comparison printed: each run's end when asked for, else one note per solver."""
+    if shown:
+        for record in records:
+            label = f"{record['solver']} on n={record['n']} (trial {record['trial']})"
+            tell_output(label, int(record.get("output_bytes") or 0), record.get("output"), True)
+        return
+    totals: dict[str, list[int]] = {}
+    for record in records:
+        if record.get("output_bytes"):
+            total = totals.setdefault(str(record["solver"]), [0, 0])
+            total[0] += int(record["output_bytes"])
+            total[1] += 1
+    from nqueens_plugins.execution.output import format_size
+
+    for solver, (printed, runs) in totals.items():
+        click.echo(
+            f"nqueens: note: {solver} printed {format_size(printed)} in {runs:,} run{'s' if runs != 1 else ''} "
+            "(each run's end is in its record; --show-output shows it)",
+            err=True,
+        )
+
+
 def executor_options(command: F) -> F:
     """``--executor local|dask`` and ``--scheduler ADDRESS`` for the commands that run many tasks."""
     command = click.option(
@@ -247,6 +297,7 @@ def json_format(fmt: str, as_json: bool) -> str:
 )
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
 @limit_options
+@output_option
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
 )
@@ -264,6 +315,7 @@ def solve(
     board: bool | None,
     memory: int | None,
     prepare_timeout: float,
+    show_output: bool,
     trace_file: str | None,
 ) -> None:
     """Solve one board or instance, verify the answer, show it."""
@@ -294,6 +346,8 @@ def solve(
         if show_board and result.queens is not None:
             console.print(render_board(result.queens, result.problem.fixed, result.problem.blocked), highlight=False)
         console.print(result_summary(result), highlight=False)
+    failed = result.status in (Status.ERROR, Status.INVALID)
+    tell_output(result.solver, result.output_bytes, result.output, show_output or failed)
     if result.status == Status.INVALID:
         sys.exit(EXIT_REJECTED)
     if not result.decided:
@@ -321,6 +375,7 @@ def solve(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
 @limit_options
+@output_option
 @executor_options
 def count(
     spec: str,
@@ -335,6 +390,7 @@ def count(
     progress: bool | None,
     memory: int | None,
     prepare_timeout: float,
+    show_output: bool,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
@@ -374,6 +430,8 @@ def count(
         click.echo(json.dumps(result.to_dict()))
     else:
         make_console().print(count_summary(result), highlight=False)
+    failed = result.status in (Status.ERROR, Status.INVALID)
+    tell_output(result.solver, result.output_bytes, result.output, show_output or failed)
     if result.status == Status.INVALID:
         sys.exit(EXIT_REJECTED)
     if result.status != Status.SOLVED:
@@ -510,6 +568,7 @@ def cross_check(
 @click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
 @limit_options
+@output_option
 @executor_options
 def compare(
     spec: str,
@@ -529,6 +588,7 @@ def compare(
     progress: bool | None,
     memory: int | None,
     prepare_timeout: float,
+    show_output: bool,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
@@ -572,6 +632,7 @@ def compare(
         summarised = with_time_limits(scan_records(Path(out), loaded), loaded)  # streamed: any size
         tell(f"note: the table covers every run in {out}; this call added {len(records):,}")
     show(render_summary(summarise(summarised), fmt))
+    tell_outputs(records, show_output)
     if any(r["status"] == Status.INVALID for r in records):
         sys.exit(EXIT_REJECTED)
 

@@ -149,6 +149,18 @@ HOSTILE = [Raises, BusyLoop, Sleeper, Exits, Segfaults, WrongType, AttackedBoard
 # --- more faults (tests/test_hostile.py) ---------------------------------------------
 
 
+class CountRaises(Solver):
+    name = "hostile-count-raises"
+    summary = "Solves, but raises when counting."
+    complete = True
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        return Outcome(Status.SOLVED, construct(problem.n), 1, problem.n)
+
+    def count(self, problem, budget, options, unique):  # type: ignore[no-untyped-def]
+        raise MemoryError("the library ran out of memory")
+
+
 class ExitsCleanly(Solver):
     name = "hostile-system-exit"
     summary = "Raises SystemExit(0) inside solve."
@@ -299,6 +311,7 @@ class Unrebuildable(Solver):
 
 
 MORE_HOSTILE = [
+    CountRaises,
     ExitsCleanly,
     Interrupts,
     ClosesGenerator,

@@ -10,9 +10,10 @@ import pytest
 
 from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
 from nqueens_plugins.core.verify import verify_count, verify_outcome
+from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.formats import published
 from nqueens_plugins.formats.published import published_answer
-from nqueens_plugins.results.crosscheck import read_expected
+from nqueens_plugins.results.crosscheck import DISAGREEMENT, UNSATISFIABLE, judge_instance, read_expected
 from nqueens_plugins.results.summary import baseline_rows, group_runs, summarise
 
 DATA = Path(__file__).parent / "data"
@@ -199,3 +200,48 @@ def test_a_count_of_zero_cannot_turn_a_cross_check_against_a_verified_board(run_
     board = next(c for c in checks if c["solver"] == "construction")
     assert board["answer"] == "solved" and board["agrees"] is True  # the verified board is never the disagreement
     assert any(c["solver"] == "zero-counter" and c["task"] == "count" and not c["agrees"] for c in checks)
+
+
+# --- cross-check --instances: the order of evidence ----------------------------
+
+
+def answer(problem: Problem, solver: str, status: Status, verified: bool | None, queens=None) -> Result:
+    return Result(solver, solver, {}, problem, 0, 0, status, verified, None, queens)
+
+
+def test_a_verified_board_outranks_every_claim_and_names_the_claimant_wrong() -> None:
+    problem = Problem(8, blocked=frozenset({(0, 1)}))
+    board = [0, 4, 7, 5, 2, 6, 1, 3]
+    results = [
+        answer(problem, "bitset-mrv", Status.SOLVED, True, board),
+        answer(problem, "liar", Status.NO_SOLUTION, None),
+    ]
+    check = judge_instance(problem, results, {"zero-counter": 0}, None)
+    assert check.verdict == DISAGREEMENT
+    assert "board verified (bitset-mrv): the no-solution of liar, zero-counter is wrong" in check.detail
+
+
+def test_a_no_solution_the_published_answer_confirms_needs_no_second_solver() -> None:
+    problem = Problem(10, blocked=frozenset({(0, 0)}), source=UNSAT)
+    check = judge_instance(problem, [answer(problem, "bitset-mrv", Status.NO_SOLUTION, True)], {}, False)
+    assert check.verdict == UNSATISFIABLE and "confirmed by the published answer" in check.detail
+
+
+def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
+    problem = Problem(10, blocked=frozenset({(0, 0)}), source="mine.param")
+    results = [
+        answer(problem, "bitset-mrv", Status.NO_SOLUTION, None),
+        answer(problem, "backtracking", Status.NO_SOLUTION, None),
+    ]
+    same = judge_instance(problem, results, {}, None, {"bitset-mrv": "search", "backtracking": "search"})
+    assert same.verdict == UNSATISFIABLE and "confirmed within one family only (search)" in same.detail
+    mixed = judge_instance(problem, results, {}, None, {"bitset-mrv": "search", "backtracking": "SAT"})
+    assert "families: SAT, search" in mixed.detail and mixed.refuting_families == ["SAT", "search"]
+
+
+def test_cross_check_of_a_shipped_instance_holds_it_against_its_published_answer() -> None:
+    import nqueens_plugins as nq
+
+    (check,), _ = nq.cross_check_files(["diag-10-4-1.param@7"], "bitset-mrv,forward-checking")
+    assert check.published is False and check.verdict == UNSATISFIABLE and check.agrees
+    assert "confirmed by the published answer" in check.detail

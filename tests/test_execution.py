@@ -353,8 +353,11 @@ def test_plugin_output_never_reaches_our_stdout(run_cli, fake_distribution) -> N
     fake_distribution("nqueens-chatty", {"chatty": "chatty_plugin"}, {"chatty_plugin": chatty})
     result = nq.solve("chatty", 8)
     assert result.solved
-    code, out, _ = run_cli("solve", "-s", "chatty", "-n", "8", "--json")
-    assert code == 0 and "hello" not in out
+    assert result.output == "hello from the plugin\n" and result.output_bytes == 22  # kept with the run
+    code, out, err = run_cli("solve", "-s", "chatty", "-n", "8", "--json")
+    assert code == 0 and len(out.splitlines()) == 1  # our stdout is the one JSON object: the print is data in it
+    assert json.loads(out)["output"] == "hello from the plugin\n"
+    assert "chatty printed 22 bytes (kept, not shown: --show-output shows its end)" in err
 
 
 def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distribution) -> None:

@@ -156,6 +156,19 @@ def test_a_malformed_count_is_invalid_and_a_hanging_count_times_out(hostile: Pat
     assert nq.count("hostile-bad-count", 9, timeout=1).status == "timed-out"
 
 
+@pytest.mark.parametrize(
+    "solver, n, words",
+    [
+        ("hostile-bad-count", 8, "hostile-bad-count counted 92 solutions for n = 8; WRONG: unknown status"),
+        ("hostile-bad-count", 9, "hostile-bad-count counted at least 0 solutions for n = 9 before it stopped"),
+        ("hostile-count-raises", 8, "did not finish counting the solutions of n = 8: MemoryError: the library ran"),
+    ],
+)
+def test_every_way_a_count_ends_is_said_in_a_sentence(hostile: Path, run_cli, solver: str, n: int, words: str) -> None:
+    code, out, _ = run_cli("count", "-s", solver, "-n", str(n), "--timeout", "1")
+    assert code != 0 and words in out and "?" not in out.splitlines()[0]
+
+
 def processes_with(marker: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():

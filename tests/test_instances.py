@@ -288,7 +288,8 @@ def test_cross_check_instances_against_published_answers(run_cli) -> None:
     )
     assert code == 0, out + err
     assert "agreeing 24 (100.0 %)" in out
-    assert "unsatisfiable (unconfirmed)" in out  # one complete solver is not enough to confirm
+    # One complete solver is enough where the published answer confirms its no-solution.
+    assert "14 unsatisfiable" in out and "unconfirmed" not in out
 
 
 def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution, tmp_path: Path) -> None:
@@ -318,7 +319,9 @@ def test_cross_check_reports_a_lying_solver(run_cli, fake_distribution, tmp_path
     renamed = tmp_path / "renamed.param"
     renamed.write_text(ASP_SAT.read_text())
     code, out, _ = run_cli("cross-check", "--instances", str(renamed), "-s", "liar,bitset-mrv")
-    assert code == 1 and "DISAGREEMENT" in out and "no solution according to liar" in out
+    assert (
+        code == 1 and "DISAGREEMENT" in out and "board verified (bitset-mrv): the no-solution of liar is wrong" in out
+    )
     code, out, _err = run_cli(
         "cross-check", "--instances", str(renamed), "-s", "liar", "--expected", str(DATA / "lingeling-excerpt.txt")
     )

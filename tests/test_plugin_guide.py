@@ -65,3 +65,15 @@ def test_the_guides_plugin_installs_counts_and_passes_the_kit(tmp_path: Path) ->
         check=False,
     )
     assert kit.returncode == 0, kit.stdout + kit.stderr
+
+
+def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution) -> None:
+    """The how-to's library and its wrapper, pasted: every check passes but the one it opts out of."""
+    from nqueens_plugins.testing import contract_report
+
+    library = next(block for block in blocks("python") if block.startswith("def all_solutions"))
+    wrapper = next(block for block in blocks("python") if "class ToyLib(Solver)" in block)
+    fake_distribution("nqueens-toylib", {"toylib": "nqueens_toylib"}, {"toylib": library, "nqueens_toylib": wrapper})
+    report = contract_report("toylib")
+    assert report.pop("fixed-queens").startswith("skipped: it does not take fixed queens")
+    assert set(report.values()) == {"passed"}, report

@@ -7,10 +7,13 @@ queen of column ``c`` stands in row ``r``, both 0-based.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import functools
 import hashlib
 import json
+import signal
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +29,7 @@ Queens: TypeAlias = "Sequence[int] | np.ndarray"
 class Status(enum.StrEnum):
     """How a run ended. The string values are what JSON and tables show.
 
-    A solver returns one of the first four; the host adds the last two.
+    A solver returns one of the first four; the host adds the last three.
     """
 
     SOLVED = "solved"
@@ -35,6 +38,7 @@ class Status(enum.StrEnum):
     TIMED_OUT = "timed-out"  # the budget ran out first (or the host stopped it)
     ERROR = "error"  # the host's verdict: the solver raised, crashed its process or returned the wrong type
     INVALID = "invalid"  # the host's verdict: the verifier rejected the answer
+    REFUSED = "refused"  # the host's, before any run: the solver cannot take the board (its precheck, say; not a run)
 
 
 SOLVER_STATUSES = frozenset({Status.SOLVED, Status.NO_SOLUTION, Status.GAVE_UP, Status.TIMED_OUT})
@@ -279,3 +283,56 @@ class Budget:
     def restarted(self) -> Budget:
         """The same limits (and trace) with the clock starting now."""
         return Budget(self.seconds, self.iterations, trace=self.trace)
+
+    @contextlib.contextmanager
+    def interrupting(self) -> Iterator[Interruption]:
+        """Stop code that has no time limit of its own (a wrapped library) when this budget's time runs out::
+
+            with budget.interrupting() as stop:
+                boards = library.all_solutions(problem.n)
+            if stop.fired:
+                return Outcome(Status.TIMED_OUT, None, iterations, moves)
+
+        When time runs out, the code inside the block gets ``OutOfTime``, raised by a
+        SIGALRM timer; the block ends there and ``stop.fired`` is True. It is a
+        ``BaseException``, as ``KeyboardInterrupt`` is, so a library's ``except
+        Exception`` does not swallow it. Signals reach only the main thread: a solver
+        run isolated (the default) is called on its worker's main thread, and there it
+        always works; called in a thread of the caller's own, the block runs to its end.
+        Code that holds the interpreter in C for long is interrupted when it returns to
+        Python; for one that never does, declare ``stops_at_budget = False`` instead, and
+        the host stops it at the limit.
+        """
+        stop = Interruption()
+        remaining = self.remaining()
+        if remaining is None or threading.current_thread() is not threading.main_thread():
+            yield stop
+            return
+        armed = True
+
+        def alarm(signum: int, frame: Any) -> None:
+            if armed:  # a timer that fires as the block ends must not raise outside it
+                raise OutOfTime
+
+        previous = signal.signal(signal.SIGALRM, alarm)
+        signal.setitimer(signal.ITIMER_REAL, max(remaining, 1e-6))  # 0 would disarm it
+        try:
+            yield stop
+        except OutOfTime:
+            stop.fired = True
+        finally:
+            armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+class OutOfTime(BaseException):
+    """Raised inside ``Budget.interrupting()`` when time runs out; a BaseException so that a
+    library's ``except Exception`` cannot swallow it."""
+
+
+@dataclass
+class Interruption:
+    """What ``Budget.interrupting()`` yields: whether it stopped the block."""
+
+    fired: bool = False

@@ -116,6 +116,7 @@ class Solver:
     max_n: ClassVar[int | None] = None  # the largest board this solver accepts
     options: ClassVar[tuple[Option, ...]] = ()
     runs_on: ClassVar[str | None] = None  # what executes the search ("python", "numba", "CP-SAT (C++)"); see engine()
+    stops_at_budget: ClassVar[bool] = True  # returns by itself when its Budget runs out (see Budget.interrupting)
     family: ClassVar[str | None] = None  # the family of methods (see FAMILIES); None: not said
     exports: ClassVar[tuple[str, ...]] = ()  # file formats export() writes ("dimacs", "asp", "mps", "smt2", "dzn")
 

@@ -43,6 +43,8 @@ class Result:
     seconds: float = 0.0  # the solver call alone, timed in the process that ran it
     overhead_seconds: float = 0.0  # the rest of the parent's wall time for the run (messages, verification)
     prepare_seconds: float | None = None  # its worker's untimed preparation of the solver, if this run needed one
+    output: str | None = None  # the end of what the solver printed (at most output.TAIL_CHARACTERS)
+    output_bytes: int = 0  # how much it printed
     complete: bool | None = None  # the solver is complete (it can prove no solution exists); None: not recorded
     trace: Trace | None = None  # the steps, when traced (not part of the record)
 
@@ -100,6 +102,8 @@ class CountResult:
     seconds: float = 0.0
     overhead_seconds: float = 0.0
     prepare_seconds: float | None = None  # its workers' untimed preparation of the solver, if this count needed one
+    output: str | None = None  # the end of what the solver printed (at most output.TAIL_CHARACTERS)
+    output_bytes: int = 0  # how much it printed
 
     @property
     def n(self) -> int:
@@ -125,6 +129,8 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
         "trial": trial,
         "seconds": executed.seconds,
         "prepare_seconds": executed.prepare_seconds,
+        "output": executed.output,
+        "output_bytes": executed.output_bytes,
         "complete": variant.complete,
         "trace": executed.trace,
     }
@@ -147,6 +153,24 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
     )
 
 
+def refusal(variant: Variant, problem: Problem, seed: int, reason: str) -> Result:
+    """The result of a board the solver refused before any run (``check_runnable``): a fact of the
+    comparison, kept with its reason, not a run and not a failure."""
+    return Result(
+        solver=variant.label,
+        name=variant.name,
+        options=dict(variant.given),
+        problem=problem,
+        seed=seed,
+        trial=0,
+        status=Status.REFUSED,
+        verified=None,
+        reason=reason,
+        queens=None,
+        complete=variant.complete,
+    )
+
+
 def published_answer(problem: Problem) -> bool | None:
     """The instance's published answer (has a solution or not), looked up only for instances from files."""
     if problem.source is None:
@@ -164,6 +188,8 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
         "unique": unique,
         "seconds": executed.seconds,
         "prepare_seconds": executed.prepare_seconds,
+        "output": executed.output,
+        "output_bytes": executed.output_bytes,
     }
     if executed.error is not None:
         return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)

@@ -59,11 +59,17 @@ from nqueens_plugins.core.problem import Status
 from nqueens_plugins.core.solver import Solver
 from nqueens_plugins.execution import probe, processes
 from nqueens_plugins.execution.judge import Answer, conclude
+from nqueens_plugins.execution.output import CapturedOutput
 from nqueens_plugins.execution.tasks import Executed, Task
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
 STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
 DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still alive
+
+
+def grace(task: Task) -> float:
+    """Seconds past its limit before a run is killed: none for a solver that says it never stops itself."""
+    return KILL_GRACE if getattr(task.variant.solver, "stops_at_budget", True) else 0.0
 
 
 def killed(task: Task, elapsed: float) -> Executed:
@@ -72,7 +78,10 @@ def killed(task: Task, elapsed: float) -> Executed:
         limit = "its job's deadline"  # a piece of a split count: the whole count's limit
     else:
         limit = f"its {task.timeout if task.timeout is not None else 0.0:g} s limit"
-    reason = f"killed after {elapsed:.2f} s: still running {KILL_GRACE} s past {limit}"
+    if not grace(task):
+        reason = f"stopped by the host at {limit} after {elapsed:.2f} s (the solver does not stop itself)"
+    else:
+        reason = f"killed after {elapsed:.2f} s: still running {KILL_GRACE} s past {limit}"
     return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
 
 
@@ -95,6 +104,12 @@ def not_tried(failure: Executed) -> Executed:
     """A task not started because preparing its solver failed for an earlier task in the same call."""
     reason = f"not started: for an earlier task of this solver in the same call, {failure.error}"
     return Executed(None, 0.0, reason, status=Status.ERROR)
+
+
+def with_output(executed: Executed, printed: tuple[int, str | None]) -> Executed:
+    """``executed`` (made here: the worker died or was killed) with what its last run printed."""
+    executed.output_bytes, executed.output = printed
+    return executed
 
 
 def death_message(code: int | None, log: Path) -> str:
@@ -151,6 +166,7 @@ class WorkerProcess:
         # The plugins whose import crashed a probe here are not imported there either.
         environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
         self.log = log_path()
+        self.output = CapturedOutput()  # its stdout and stderr: what plugins print stays out of the terminal
         try:
             self.process = subprocess.Popen(
                 [
@@ -164,6 +180,8 @@ class WorkerProcess:
                 ],
                 pass_fds=(to_child_read, from_child_write),
                 stdin=subprocess.DEVNULL,
+                stdout=self.output.fileno(),
+                stderr=self.output.fileno(),
                 start_new_session=True,
                 env=environment,
             )
@@ -213,7 +231,7 @@ class WorkerProcess:
         if task.deadline is not None:
             job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
             end = min(end, time.perf_counter() + job_end - time.time())
-        return end + KILL_GRACE
+        return end + grace(task)
 
     def preparing(self) -> None:
         """The worker says it is preparing the first task's solver: a solver it met before may need more
@@ -240,6 +258,7 @@ class WorkerProcess:
         except subprocess.TimeoutExpired:
             pass
         self.close_pipes()
+        self.output.close()
 
     def close_pipes(self) -> None:
         for connection in (self.sender, self.receiver):
@@ -323,6 +342,7 @@ class LocalExecutor(Executor):
                 remaining = max(0.0, min(deadline - time.perf_counter(), DEATH_CHECK))
                 wait(list(busy), timeout=remaining)
                 for worker in list(busy.values()):
+                    worker.output.bound()
                     answers = self.collect(worker, pending)
                     # Settle the worker before yielding: a caller may stop after any answer. A worker
                     # that died keeps its tasks until its pipe's end is read (then they are answered
@@ -399,7 +419,9 @@ class LocalExecutor(Executor):
                     worker.prepared(message[1])
                     continue
                 worker.tasks.popleft()
-                answers.append((task, message[1], time.perf_counter() - worker.started))
+                executed = message[1]
+                executed.output_bytes = worker.output.counted(executed.output_bytes)
+                answers.append((task, executed, time.perf_counter() - worker.started))
                 if worker.tasks:
                     worker.begin()
             # Dead without an end-of-pipe: a process the plugin forked may still hold the pipe open.
@@ -408,19 +430,23 @@ class LocalExecutor(Executor):
             died = bool(worker.tasks)
         if died:
             code = worker.process.wait()
+            printed = worker.output.remains()
             worker.kill()  # and whatever the plugin left running
             task = worker.tasks.popleft()
             reason = death_message(code, worker.log)
-            answers.append((task, Executed(None, time.perf_counter() - worker.started, reason), None))
+            answers.append(
+                (task, with_output(Executed(None, time.perf_counter() - worker.started, reason), printed), None)
+            )
             self.requeue(worker, pending)
         elif worker.tasks and time.perf_counter() >= worker.deadline():
             elapsed = time.perf_counter() - worker.started
+            printed = worker.output.remains()
             worker.kill()
             task = worker.tasks.popleft()
             if worker.ready and worker.running:
-                answers.append((task, killed(task, elapsed), None))
+                answers.append((task, with_output(killed(task, elapsed), printed), None))
             elif worker.ready:
-                self.unprepared[task.variant.name] = unprepared(task, elapsed, worker.warming_up)
+                self.unprepared[task.variant.name] = with_output(unprepared(task, elapsed, worker.warming_up), printed)
                 answers.append((task, self.unprepared[task.variant.name], None))
             else:
                 answers.append(

@@ -90,6 +90,8 @@ class Executed:
     status: Status = Status.ERROR
     trace: Trace | None = None  # the steps, when the run was traced
     prepare_seconds: float | None = None  # the worker's preparation before this call (its first of this solver)
+    output: str | None = None  # the end of what the call printed (the service adds it: ``output.py``)
+    output_bytes: int = 0  # how much it printed
 
     def unsendable(self, reason: str) -> Executed:
         return Executed(None, self.seconds, reason)

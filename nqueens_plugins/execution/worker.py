@@ -57,6 +57,7 @@ from typing import Any
 from nqueens_plugins.core.solver import Solver
 from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import describe, perform
+from nqueens_plugins.execution.output import PrintedHere
 from nqueens_plugins.execution.tasks import Executed, Task
 
 ORPHAN_CHECK_SECONDS = 0.2
@@ -213,19 +214,24 @@ def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
 
 def serve(reader: Connection, writer: Connection) -> None:
     preparations = Preparations()
+    printed = PrintedHere()
     while True:
         try:
             task, failed, rebuilding = receive(reader)
         except (EOFError, OSError):
             return
         if failed is not None:
+            printed.measure(failed)
             writer.send(("done", failed))
             continue
         if task is None:
             return
         with memory_limit(task.memory):  # the warm-up is plugin code too
             prepared, failed = preparations.prepare(task, rebuilding, writer)
+            if prepared is not None and failed is None:
+                printed.forget()  # what preparing printed is not the run's (unless preparing failed)
             outcome = failed or perform(preparations.with_time_back(task))
+        printed.measure(outcome)
         outcome.prepare_seconds = prepared
         if task.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.memory)})"

@@ -246,6 +246,7 @@ class ResultsWriter:
     def __init__(self, path: Path, *, resume: bool, command: str | None, grid: Mapping[str, Any] | None = None) -> None:
         self.path = path
         self.done: set[tuple[Any, ...]] = set()
+        self.refused: set[tuple[Any, ...]] = set()  # the refusals already written, kept once
         self.headers: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         exists = path.exists() and path.stat().st_size > 0
@@ -265,7 +266,9 @@ class ResultsWriter:
             ) from None
         if exists:  # read under the lock, so what is skipped is what is there
             loaded = Loaded()
-            self.done = {run_key(r) for r in scan_records(path, loaded)}
+            for record in scan_records(path, loaded):
+                # A refusal is no run: once the solver takes the board (its library installed), it runs.
+                (self.refused if record["status"] == "refused" else self.done).add(run_key(record))
             self.headers = loaded.headers
             self.warnings = loaded.warnings
             difference = grid_difference(loaded.headers, self.done, grid)

@@ -187,7 +187,7 @@ def check_solver(solver: Any) -> None:
         raise PluginError(f"solver {label}: summary must be one non-empty line")
     if not callable(getattr(solver, "solve", None)):
         raise PluginError(f"solver {label}: has no solve(problem, rng, budget, options) method")
-    for flag in ("complete", "supports_fixed", "supports_blocked", "counts_unique"):
+    for flag in ("complete", "supports_fixed", "supports_blocked", "counts_unique", "stops_at_budget"):
         if not isinstance(getattr(solver, flag, False), bool):
             raise PluginError(f"solver {label}: {flag} must be True or False")
     family = getattr(solver, "family", None)

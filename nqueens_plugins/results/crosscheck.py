@@ -26,6 +26,7 @@ from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.service import Executor, given_or_local
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.published import published_answer
 
 
 @dataclass
@@ -170,6 +171,7 @@ class InstanceCheck:
     inconclusive: dict[str, str] = field(default_factory=dict)  # counting variant -> why its count did not end
     published: bool | None = None  # the published answer: satisfiable or not; None if none
     detail: str = ""
+    refuting_families: list[str] = field(default_factory=list)  # families of the solvers that said no solution
 
     @property
     def agrees(self) -> bool:
@@ -230,16 +232,29 @@ def cross_check_instances(
             counts[task.problem.id][task.variant.label] = value
         else:
             results[task.problem.id].append(answer)
+    families = {variant.name: variant.solver.family or variant.name for variant in variants}
     checks = []
     for problem in unique:
-        published = None if expected is None else expected.get(expected_key(problem))
-        checks.append(judge_instance(problem, results[problem.id], counts[problem.id], published))
+        if expected is not None:
+            published = expected.get(expected_key(problem))
+        else:  # the CSPLib answers shipped with the host
+            published = published_answer(problem.source, problem.n) if problem.source else None
+        checks.append(judge_instance(problem, results[problem.id], counts[problem.id], published, families))
     return checks, skipped
 
 
 def judge_instance(
-    problem: Problem, results: Sequence[Result], counts: Mapping[str, int | str], published: bool | None
+    problem: Problem,
+    results: Sequence[Result],
+    counts: Mapping[str, int | str],
+    published: bool | None,
+    families: Mapping[str, str] | None = None,
 ) -> InstanceCheck:
+    """The verdict on one instance, strongest evidence first: a verified board (whatever anyone
+    claims), then a no-solution the verifier confirmed (the published answer, or an instance
+    impossible on its face), then claims of no solution by two different solvers. A claim
+    against a verified board is the claimant's mistake, named as such. ``families`` (solver
+    name -> family) says which families of methods stand behind a no-solution."""
     answers = {r.solver: r.status for r in results}
     problems_seen = []
     solved = [r for r in results if r.solved]
@@ -259,7 +274,7 @@ def judge_instance(
     refuters |= {label.split("[")[0] for label, value in exact.items() if value == 0}
     if solved and refuters:
         problems_seen.append(
-            f"solved by {solved[0].solver}, but no solution according to {', '.join(sorted(refuters))}"
+            f"board verified ({solved[0].solver}): the no-solution of {', '.join(sorted(refuters))} is wrong"
         )
     if any(value > 0 for value in exact.values()) and refuters:
         problems_seen.append("a count above 0 contradicts a no-solution")
@@ -267,16 +282,25 @@ def judge_instance(
         verdict, detail = DISAGREEMENT, "; ".join(problems_seen)
     elif solved or any(value > 0 for value in exact.values()):
         verdict, detail = SATISFIABLE, f"board verified ({solved[0].solver})" if solved else "counted"
+    elif refuters and any(r.status == "no-solution" and r.verified for r in results):
+        verdict, detail = UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
+        detail += ", confirmed by the published answer" if published is False else ", confirmed by the verifier"
     elif len(refuters) >= 2:
         verdict, detail = UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
     elif refuters:
         verdict, detail = UNCONFIRMED, f"only {next(iter(refuters))} says no solution"
     else:
         verdict, detail = UNDECIDED, "no solver decided it within the limit"
+    refuting = sorted({(families or {}).get(name, name) for name in refuters})
+    if verdict == UNSATISFIABLE and len(refuters) >= 2:
+        if len(refuting) == 1:  # two solvers of one family may share a mistake in how they read the problem
+            detail += f"; confirmed within one family only ({refuting[0]})"
+        else:
+            detail += f"; families: {', '.join(refuting)}"
     if unfinished:  # as cross-check -n lists a timed-out count: said, and settling nothing
         detail += "; count inconclusive: " + ", ".join(f"{label} {why}" for label, why in sorted(unfinished.items()))
     return InstanceCheck(
-        problem.label, problem.id, problem.n, verdict, answers, dict(exact), unfinished, published, detail
+        problem.label, problem.id, problem.n, verdict, answers, dict(exact), unfinished, published, detail, refuting
     )
 
 

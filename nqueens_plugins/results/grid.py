@@ -18,11 +18,12 @@ from typing import Any
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
-from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.execution.judge import Result, refusal
 from nqueens_plugins.execution.service import Executor, given_or_local
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.formats.records import ResultsWriter, run_record
+from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.loading import host
 
 DEFAULT_TIMEOUT = 10.0
@@ -49,8 +50,9 @@ class Grid:
     fixed: Mapping[int, int] = field(default_factory=dict)
     instances: Sequence[Problem] = ()
     memory: int | None = None  # bytes a run may allocate beyond its worker's own
-    skip_refused: bool = False  # ("-s all") leave out what a solver refuses, instead of stopping
+    skip_refused: bool = False  # ("-s all") leave out, with a note, what a solver refuses, instead of recording it
     skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
+    refused: list[tuple[Variant, Problem, str]] = field(default_factory=list)  # cells a named solver refused, and why
     prepare_timeout: float = PREPARE_TIMEOUT  # seconds a worker may take to prepare a solver (untimed)
     blocked: frozenset[tuple[int, int]] = frozenset()  # squares blocked on every board of ``sizes``
 
@@ -73,20 +75,25 @@ class Grid:
         }
 
     def runs(self) -> list[Task]:
+        """The runs to make. A board a named solver refuses (too large for it, a library missing, fixed
+        queens it cannot honour) is a fact of the comparison, kept in ``refused``; only a grid where
+        nothing at all can run is bad input."""
         if self.trials < 1:
             raise BadInput(f"--trials must be at least 1, not {self.trials}")
         if not self.variants:
             raise BadInput("no solvers given")
         tasks: list[Task] = []
+        self.refused.clear()
         for problem in self.problems():
             takers = []
             for variant in self.variants:
                 try:
                     check_runnable(variant, problem)
                 except BadInput as refusal:
-                    if not self.skip_refused:
-                        raise
-                    self.skipped.setdefault(variant.label, str(refusal))
+                    if self.skip_refused:
+                        self.skipped.setdefault(variant.label, str(refusal))
+                    else:
+                        self.refused.append((variant, problem, str(refusal)))
                     continue
                 takers.append(variant)
             for trial in range(self.trials):
@@ -104,7 +111,8 @@ class Grid:
                     for v in takers
                 )
         if not tasks:
-            raise BadInput("no solver takes any of these boards: " + "; ".join(self.skipped.values()))
+            reasons = dict.fromkeys([*self.skipped.values(), *(reason for _, _, reason in self.refused)])
+            raise BadInput("no solver takes any of these boards: " + "; ".join(reasons))
         return tasks
 
 
@@ -139,9 +147,19 @@ def stream(
                 if warn is not None:
                     warn(warning)
             tasks = [t for t in tasks if run_key(t) not in writer.done]
-        if planned is not None:
-            planned(len(tasks))
         sources = {r.solver.name: r.source for r in host.registry_for(v.name for v in grid.variants)}
+        refusals = [
+            run_record(refusal(variant, problem, grid.seed, reason).to_dict(), sources.get(variant.name), grid.timeout)
+            for variant, problem, reason in grid.refused
+        ]
+        if writer:  # a refusal already in the file (a resumed comparison) is kept once
+            refusals = [r for r in refusals if record_key(r) not in writer.refused]
+        if planned is not None:
+            planned(len(tasks) + len(refusals))
+        for record in refusals:
+            if writer:
+                writer.write(record)
+            yield record
         with given_or_local(executor, jobs) as backend:
             for _, result in backend.map(tasks):
                 assert isinstance(result, Result)

@@ -45,9 +45,9 @@ class SummaryRow:
     runs: int
     decided: int  # runs that decided the instance: solved, or proved it has no solution (the success)
     solved: int  # verified boards
-    success_rate: float  # decided / runs
-    success_low: float  # 95 % Wilson interval
-    success_high: float
+    success_rate: float | None  # decided / runs; None without runs (a refused board)
+    success_low: float | None  # 95 % Wilson interval
+    success_high: float | None
     time_limit: float | None  # seconds; unsolved runs are censored there
     median_seconds: float | None  # None: the median run did not solve (more than the limit)
     q25_seconds: float | None
@@ -68,6 +68,7 @@ class SummaryRow:
     cannot_decide: bool = False  # an incomplete solver on an instance with no solution: 0 % is no failure
     seed: int | None = None
     version: str | None = None
+    refused: str | None = None  # why the solver refused the board before any run (then runs is 0)
 
 
 def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
@@ -96,8 +97,13 @@ class Group:
     source: str | None = None  # the instance's file (for its published answer)
     incomplete: bool = False  # its records say the solver is not complete (older records do not say)
     satisfiable: bool | None = None  # what is known of the instance, once settled (``settle``)
+    refused: str | None = None  # why the solver refused the board before any run (a refusal record)
 
     def add(self, record: Mapping[str, Any]) -> None:
+        if record["status"] == "refused":  # a fact of the comparison, not a run
+            self.refused = str(record.get("reason") or "refused")
+            self.source = self.source or record.get("source")
+            return
         if not self.seconds:  # the first run: the instance's family and file are the same for all its runs
             self.family = family_parameter(record)
             self.source = record.get("source")
@@ -125,6 +131,7 @@ class Group:
         self.family = self.family or other.family
         self.source = self.source or other.source
         self.incomplete = self.incomplete or other.incomplete
+        self.refused = self.refused or other.refused
 
     def count(self, answer: int) -> int:
         return self.answers.count(answer)
@@ -242,6 +249,9 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
     for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
         solver, n, instance, seed, version = key
         group = groups[key]
+        if not group.seconds:  # refused before any run (a board the solver later took has runs instead)
+            rows.append(refused_row(solver, n, instance or None, group, seed, version))
+            continue
         runs = group.runs()
         decided = int(runs.succeeded.sum())
         low, high = wilson_interval(decided, len(runs))
@@ -283,6 +293,41 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
     return rows
 
 
+def refused_row(solver: str, n: int, instance: str | None, group: Group, seed: Any, version: Any) -> SummaryRow:
+    """The row of a board the solver refused: no runs, no figures, the reason."""
+    return SummaryRow(
+        solver=solver,
+        n=n,
+        instance=instance,
+        runs=0,
+        decided=0,
+        solved=0,
+        success_rate=None,
+        success_low=None,
+        success_high=None,
+        time_limit=None,
+        median_seconds=None,
+        q25_seconds=None,
+        q75_seconds=None,
+        ert_seconds=None,
+        ert_iterations=None,
+        par10_seconds=None,
+        mean_iterations=None,
+        mean_moves=None,
+        no_solution=0,
+        proved=0,
+        unconfirmed=0,
+        gave_up=0,
+        timed_out=0,
+        error=0,
+        invalid=0,
+        answer={True: "has solutions", False: "has none", None: "unknown"}[group.satisfiable],
+        seed=seed,
+        version=version,
+        refused=group.refused,
+    )
+
+
 def finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
@@ -306,11 +351,11 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
     solvers = sorted({key[0] for key in groups})
     if baseline not in solvers:
         raise BadInput(f"baseline {baseline!r} is not in the file; it holds {', '.join(solvers)}")
-    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline}
+    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline and group.seconds}
     rows = []
     for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
         solver, n, instance = key[:3]
-        if solver == baseline or (n, instance) not in base:
+        if solver == baseline or (n, instance) not in base or not groups[key].seconds:
             continue
         mine, theirs = groups[key].runs(), base[(n, instance)].runs()
         compared = compare_to_baseline(mine, theirs)

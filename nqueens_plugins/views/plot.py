@@ -77,7 +77,14 @@ def svg_figure(groups: Mapping[GroupKey, Group]) -> str:
     return text[text.index("<svg") :]  # inline: no XML prolog or doctype
 
 
+def percent(fraction: float | None) -> float:
+    """A success rate to draw; every group drawn has runs (build_figure leaves refused boards out)."""
+    assert fraction is not None
+    return 100 * fraction
+
+
 def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
+    groups = {key: group for key, group in groups.items() if group.seconds}  # a refused board has nothing to draw
     if not groups:
         raise BadInput("the results file has no runs to plot")
     if any(key[2] for key in groups):
@@ -114,12 +121,12 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
                 sizes, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label
             )
         success_axis.plot(
-            [row.n for row in points], [100 * row.success_rate for row in points], marker="o", color=colours[label]
+            [row.n for row in points], [percent(row.success_rate) for row in points], marker="o", color=colours[label]
         )
         success_axis.fill_between(
             [row.n for row in points],
-            [100 * row.success_low for row in points],
-            [100 * row.success_high for row in points],
+            [percent(row.success_low) for row in points],
+            [percent(row.success_high) for row in points],
             alpha=0.08,
             color=colours[label],
         )
@@ -200,7 +207,7 @@ def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             linestyle="",
             label=solver,
         )
-        decided = [100 * row.success_rate for row in points]
+        decided = [percent(row.success_rate) for row in points]
         success_axis.plot(
             [position[row.instance or f"n={row.n}"] for row in points], decided, marker="o", linestyle="", label=solver
         )

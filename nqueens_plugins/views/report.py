@@ -80,19 +80,29 @@ def preparation(seconds: float | None) -> str:
 
 
 def count_summary(result: CountResult) -> str:
+    """What a count found, as a sentence for each way it can end (never a bare "?")."""
     what = "classes under symmetry" if result.unique else "solutions"
-    shown = "?" if result.solutions is None else f"{result.solutions:,}"
-    status = "" if result.status == "solved" else f" ({result.status}: a lower bound)"
-    if result.status == "invalid":
-        check = f"WRONG: {result.reason}"
-    elif result.verified and result.problem.is_plain:
-        check = "matches OEIS " + ("A002562" if result.unique else "A000170")
-    elif result.verified:
-        check = "confirmed: the instance is impossible on its face"
-    else:
-        check = result.reason or "not checked"
     board = f"n = {result.n}" if result.problem.is_plain else f"{result.problem.label} (n = {result.n})"
-    lines = [f"{result.solver} counted {shown} {what} for {board}{status}; {check}"]
+    shown = None if result.solutions is None else f"{result.solutions:,}"
+    if result.status == "invalid":
+        found = f"counted {shown} {what}" if shown is not None else "returned no count that can be read"
+        line = f"{result.solver} {found} for {board}; WRONG: {result.reason}"
+    elif result.status == "error":
+        line = f"{result.solver} did not finish counting the {what} of {board}: {result.reason}"
+    elif result.status != "solved":
+        line = (
+            f"{result.solver} counted at least {shown or 0} {what} for {board} before it stopped "
+            f"({result.status}: a lower bound, not checked)"
+        )
+    else:
+        if result.verified and result.problem.is_plain:
+            check = "matches OEIS " + ("A002562" if result.unique else "A000170")
+        elif result.verified:
+            check = "confirmed: the instance is impossible on its face"
+        else:
+            check = result.reason or "not checked"
+        line = f"{result.solver} counted {shown} {what} for {board}; {check}"
+    lines = [line]
     figures = f"iterations {result.iterations:,}"
     if result.counters:
         figures += " · " + format_counters(result.counters)
@@ -247,14 +257,18 @@ CANNOT_DECIDE = "cannot: none exists"  # an incomplete solver on an instance wit
 
 
 def success_cell(row: SummaryRow) -> str:
+    if row.refused is not None:
+        return "refused"
     if row.cannot_decide:
         return CANNOT_DECIDE
+    assert row.success_rate is not None and row.success_low is not None and row.success_high is not None
     return f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
 
 
 def unless_undecidable(cell: Callable[[SummaryRow], str]) -> Callable[[SummaryRow], str]:
-    """A time figure, or "n/a" where the solver cannot decide the instance (not "inf": nothing was slow)."""
-    return lambda row: "n/a" if row.cannot_decide else cell(row)
+    """A time figure, or "n/a" where the solver cannot decide the instance (not "inf": nothing was slow),
+    or "-" where it refused the board (nothing ran)."""
+    return lambda row: "-" if row.refused is not None else "n/a" if row.cannot_decide else cell(row)
 
 
 def quartiles_cell(row: SummaryRow) -> str:
@@ -262,6 +276,8 @@ def quartiles_cell(row: SummaryRow) -> str:
 
 
 def other_outcomes(row: SummaryRow) -> str:
+    if row.refused is not None:
+        return f"refused: {row.refused}"
     found = [
         f"{count} {label}"
         for label, count in (
@@ -393,7 +409,13 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
         missing = len(checks) - len(known)
         if missing:
             lines.append(f"no published answer for {missing:,} instances")
-    worth_a_look = [c for c in checks if not c.agrees or c.verdict in ("unsatisfiable (unconfirmed)", "undecided")]
+    worth_a_look = [
+        c
+        for c in checks
+        if not c.agrees
+        or c.verdict in ("unsatisfiable (unconfirmed)", "undecided")
+        or "within one family only" in c.detail
+    ]
     for check in worth_a_look[:listed]:
         published = (
             "" if check.published is None else f"; published: {'satisfiable' if check.published else 'unsatisfiable'}"
