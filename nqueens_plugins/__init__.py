@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         count,
         cross_check,
         cross_check_files,
+        export,
         problem_of,
         records_frame,
         solve,
@@ -44,7 +45,17 @@ if TYPE_CHECKING:
 
 # The API is imported on first use: a plugin that imports the contract from here
 # (every worker process does) does not pay for the host, the grid or the service.
-API = ("compare", "count", "cross_check", "cross_check_files", "problem_of", "records_frame", "solve", "solvers")
+API = (
+    "compare",
+    "count",
+    "cross_check",
+    "cross_check_files",
+    "export",
+    "problem_of",
+    "records_frame",
+    "solve",
+    "solvers",
+)
 
 # Modules that lived here before the layered layout: code written against the
 # earlier README (``from nqueens_plugins import host``) keeps working.
@@ -67,6 +78,7 @@ __all__ = [
     "count",
     "cross_check",
     "cross_check_files",
+    "export",
     "hookimpl",
     "problem_of",
     "records_frame",

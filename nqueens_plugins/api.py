@@ -12,6 +12,7 @@ its choosing, progress callbacks, and notes to print.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
-from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task
+from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Executed, Task
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.loading import host
@@ -373,6 +374,66 @@ def cross_check_files(
         memory=None if memory is None else inputs.parse_memory(memory),
         prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
+
+
+EXPORT_TIMEOUT = 60.0  # seconds a plugin may take to write an instance out
+
+
+def exporters(format: str) -> list[str]:
+    """The installed solvers that write ``format`` (``Solver.exports``), by name."""
+    return sorted(r.solver.name for r in host.registry() if format in getattr(r.solver, "exports", ()))
+
+
+def export(
+    format: str,
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    solver: str | Variant | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    timeout: float | None = EXPORT_TIMEOUT,
+    memory: int | str | None = None,
+    prepare_timeout: float = PREPARE_TIMEOUT,
+    executor: Executor | None = None,
+) -> tuple[str, str]:
+    """An instance written in ``format``, as the solver that poses it to its library does: (text, solver label).
+
+    ``json`` is the host's own instance format; any other is a plugin's
+    (``dimacs`` for SAT, ``asp``, ``dzn``, ``mps``, ``smt2``): the one solver that
+    exports it, or ``solver`` (required where several do). The plugin writes it in a worker
+    process, as every plugin call runs; its answer must be text.
+    """
+    problem = problem_of(n, instance, fixed, blocked)
+    if format == "json":
+        return json.dumps(instance_files.to_json(problem)) + "\n", "nqueens-plugins"
+    if solver is None:
+        offering = exporters(format)
+        if not offering:
+            raise BadInput(f"no installed solver exports {format}; its family's plugin is under plugins/")
+        if len(offering) > 1:
+            raise BadInput(f"{', '.join(offering)} export {format}: say whose encoding with -s")
+        solver = offering[0]
+    chosen = variant(solver)
+    task = Task.export(
+        chosen,
+        problem,
+        format,
+        timeout=inputs.time_limit(timeout),
+        memory=None if memory is None else inputs.parse_memory(memory),
+        prepare_timeout=inputs.preparation_limit(prepare_timeout),
+    )
+    executed = (executor or shared_executor()).run(task)
+    assert isinstance(executed, Executed)
+    if executed.error is not None:
+        raise ExportFailed(f"{chosen.label} could not export {problem.label} as {format}: {executed.error}")
+    if not isinstance(executed.outcome, str):
+        raise ExportFailed(f"{chosen.label} exported {type(executed.outcome).__name__}, not text")
+    return executed.outcome, chosen.label
+
+
+class ExportFailed(Exception):
+    """A plugin's export failed: its fault, not the user's (exit status 1, not 2)."""
 
 
 def problems_of(files: str | Sequence[str] | Sequence[Problem]) -> list[Problem]:

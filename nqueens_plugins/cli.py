@@ -45,6 +45,7 @@ EXIT_STATUSES = {
     "count": "0 the count finished and nothing contradicts it; 1 not finished (timed-out: a lower bound) or an error",
     "compare": "0 every run recorded, whatever its outcome (the table scores them)",
     "cross-check": "0 every answer agrees; 1 a disagreement, or an error where an answer was expected",
+    "instances export": "0 written; 1 the plugin failed to write it",
 }
 BAD_INPUT_STATUS = "2 bad input (one line on stderr)"
 REJECTED_STATUS = "3 the verifier rejected an answer or a count"
@@ -855,6 +856,80 @@ def show_instance(instance: str, as_json: bool) -> None:
         click.echo(f"no solution on its face: {reason}")
     if problem.n <= BOARD_DEFAULT_MAX:
         click.echo(render_board(None, problem.fixed, problem.blocked, n=problem.n))
+
+
+EXPORT_FORMATS = ("dimacs", "asp", "dzn", "mps", "smt2", "json")
+
+
+@instances.command("export", epilog=exit_statuses("instances export"))
+@click.option("-n", "size", default=None, help="A plain board of this size (with --fixed, --blocked).")
+@instance_option(INSTANCE_HELP)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(EXPORT_FORMATS),
+    default=None,
+    help="dimacs (SAT), asp (ASP facts and rules), dzn (MiniZinc data), mps (MIP), smt2 (SMT-LIB 2), json (ours).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
+@solver_option("The solver whose encoding to write (needed only where several export the format).")
+@click.option("--fixed", default=None, help=FIXED_HELP)
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
+@click.option(
+    "--timeout", type=SECONDS, default="60", show_default=True, help="Seconds the plugin may take to write it."
+)
+@limit_options
+@click.option("-o", "--output", default=None, help="Write here instead of standard output.")
+def export_instance(
+    size: str | None,
+    instance: str | None,
+    fmt: str | None,
+    as_json: bool,
+    spec: str | None,
+    fixed: str | None,
+    blocked: str | None,
+    timeout: float | None,
+    memory: int | None,
+    prepare_timeout: float,
+    output: str | None,
+) -> None:
+    """Write an instance exactly as a family's plugin poses it to its library (DIMACS CNF for a SAT solver,
+    an ASP program, MPS for any MIP solver, SMT-LIB 2), to run a solver binary of your own on it."""
+    from nqueens_plugins import api
+    from nqueens_plugins.formats import inputs
+
+    if (size is None) == (instance is None):
+        raise BadInput("give an instance file (--instance FILE) or -n SIZE, one of the two")
+    if as_json and fmt not in (None, "json"):
+        raise BadInput(f"--json and --format {fmt} ask for two formats; give one")
+    fmt = "json" if as_json else fmt
+    if fmt is None:
+        raise BadInput(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
+    if output is not None:
+        inputs.check_writable(Path(output))
+    try:
+        text, written_by = api.export(
+            fmt,
+            size,
+            instance=instance,
+            solver=spec,
+            fixed=fixed,
+            blocked=blocked,
+            timeout=timeout,
+            memory=memory,
+            prepare_timeout=prepare_timeout,
+        )
+    except api.ExportFailed as failure:
+        click.echo(f"nqueens: {failure}", err=True)
+        sys.exit(EXIT_NOT_SOLVED)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        try:
+            Path(output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise BadInput(f"cannot write {output!r}: {exc.strerror}") from None
+        click.echo(f"nqueens: wrote {output} ({fmt}, as {written_by} poses it)", err=True)
 
 
 # --- helpers -------------------------------------------------------------------

@@ -424,3 +424,71 @@ def test_instances_take_the_place_of_sizes_in_reports_and_plots(run_cli, tmp_pat
     code, _said, err = run_cli("plot", str(out), "-o", str(tmp_path / "runs.png"))
     assert code == 0, err
     assert (tmp_path / "runs.png").stat().st_size > 10_000
+
+
+EXPORTER = """
+    from nqueens_plugins import Solver, hookimpl
+
+    class Exporter(Solver):
+        name = "exporter"
+        summary = "Writes the blocked squares as a made-up format."
+        complete = True
+        supports_blocked = True
+        exports = ("dimacs",)
+
+        def solve(self, problem, rng, budget, options):
+            raise NotImplementedError
+
+        def export(self, problem, options, format):
+            squares = " ".join(f"{c}:{r}" for c, r in sorted(problem.blocked))
+            return f"c n={problem.n} format={format}\\nblocked {squares}\\n"
+
+    class BrokenExporter(Exporter):
+        name = "broken-exporter"
+        summary = "Answers an export with a number."
+
+        def export(self, problem, options, format):
+            return 42
+
+    @hookimpl
+    def nqueens_register_solvers(register):
+        register(Exporter())
+        register(BrokenExporter())
+"""
+
+
+def test_an_instance_is_exported_by_the_plugin_that_poses_it(fake_distribution, run_cli, tmp_path: Path) -> None:
+    fake_distribution("nqueens-exporter", {"exporter": "exporter_plugin"}, {"exporter_plugin": EXPORTER})
+    code, out, err = run_cli(
+        "instances", "export", "-n", "5", "--blocked", "1:2", "--format", "dimacs", "-s", "exporter"
+    )
+    assert code == 0, err
+    assert out == "c n=5 format=dimacs\nblocked 1:2\n"
+    code, out, err = run_cli("instances", "export", "-n", "5", "--format", "dimacs", "-s", "broken-exporter")
+    assert code == 1 and "broken-exporter exported int, not text" in err
+    written = tmp_path / "out" / "board.cnf"
+    code, _, err = run_cli(
+        "instances",
+        "export",
+        "--instance",
+        "diag-10-4-1.param@3",
+        "--format",
+        "dimacs",
+        "-s",
+        "exporter",
+        "-o",
+        str(written),
+    )
+    assert code == 0 and written.read_text().startswith("c n=10") and "as exporter poses it" in err
+    code, out, _ = run_cli("instances", "export", "-n", "6", "--json")
+    assert code == 0 and json.loads(out)["n"] == 6
+    for args, words in (
+        (["-n", "6", "--format", "dimacs", "-s", "min-conflicts"], "min-conflicts does not export dimacs"),
+        (["--format", "json"], "give an instance file (--instance FILE) or -n SIZE"),
+        (["-n", "6"], "say which format: --format dimacs|asp"),
+        (["-n", "6", "--format", "dimacs"], "broken-exporter, exporter export dimacs: say whose encoding with -s"),
+    ):
+        code, out, err = run_cli("instances", "export", *args)
+        assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(BadInput, match="no installed solver exports cnf-xyz"):
+        nq.export("cnf-xyz", 6)

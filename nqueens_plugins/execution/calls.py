@@ -91,6 +91,8 @@ def perform(task: Task) -> Executed:
     seconds = task.seconds_left()
     if task.kind == TaskKind.COUNT:
         return execute_count(task.variant, task.problem, task.unique, Budget(seconds))
+    if task.kind == TaskKind.EXPORT:
+        return Executed(*call_plugin(solver.export, task.problem, options, task.part))
     if task.kind == TaskKind.COUNT_PLAN:
         return Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique))
     if task.kind == TaskKind.COUNT_PART:

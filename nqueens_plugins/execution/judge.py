@@ -213,8 +213,9 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
 
 def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer | Executed:
     """Verify what came back for ``task`` and make its result. The pieces of a split count come
-    back as they are: ``counting.count_in_parts`` checks them and verifies the total."""
-    if task.kind in (TaskKind.COUNT_PLAN, TaskKind.COUNT_PART):
+    back as they are (``counting.count_in_parts`` checks them and verifies the total), and so
+    does an export's text (``api.export`` checks it is text)."""
+    if task.kind in (TaskKind.COUNT_PLAN, TaskKind.COUNT_PART, TaskKind.EXPORT):
         return executed
     answer: Answer
     if task.kind == TaskKind.COUNT:

@@ -33,6 +33,7 @@ class TaskKind(enum.StrEnum):
     COUNT = "count"
     COUNT_PLAN = "count-plan"  # Solver.count_parts: how to split the count
     COUNT_PART = "count-part"  # Solver.count_part: count one piece
+    EXPORT = "export"  # Solver.export: the instance as the solver poses it, in a file format (``part``)
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Task:
     timeout: float | None = None
     max_iterations: int | None = None
     unique: bool = False
-    part: Any = None  # the piece a count-part task counts (whatever the solver's count_parts made)
+    part: Any = None  # the piece a count-part task counts (whatever count_parts made); an export's format
     deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
     memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
     trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
@@ -67,6 +68,15 @@ class Task:
         if kwargs.get("trace"):
             start_trace(variant, problem)
         return cls(TaskKind.SOLVE, variant, problem, **kwargs)
+
+    @classmethod
+    def export(cls, variant: Variant, problem: Problem, format: str, **kwargs: Any) -> Task:
+        """An export task, refused (BadInput) if the variant cannot take the problem or write ``format``."""
+        if format not in variant.solver.exports:
+            offered = ", ".join(variant.solver.exports) or "none"
+            raise BadInput(f"{variant.name} does not export {format} (it exports: {offered})")
+        check_runnable(variant, problem)
+        return cls(TaskKind.EXPORT, variant, problem, part=format, **kwargs)
 
     @classmethod
     def count(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
