@@ -1,0 +1,18 @@
+"""nqueens-choco: the ``choco`` solver, registered through the ``nqueens`` entry point.
+
+Importing this module must stay cheap (``nqueens plugins`` imports every plugin):
+pychoco starts a GraalVM native image when it is imported, so it is imported
+inside the solver, on first use.
+"""
+
+from __future__ import annotations
+
+from nqueens_choco.choco import Choco
+from nqueens_plugins import SolverRegister, hookimpl
+
+__all__ = ["Choco"]
+
+
+@hookimpl
+def nqueens_register_solvers(register: SolverRegister) -> None:
+    register(Choco())
