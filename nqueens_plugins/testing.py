@@ -184,7 +184,7 @@ def check_budget_honoured(variant: Variant) -> None:
     problem = budget_probe(variant)
     n = problem.n
     result = run(variant, problem, timeout=BUDGET_PROBE_TIMEOUT)
-    if not variant.solver.stops_at_budget:
+    if variant.solver.stops_itself(variant.options) is False:
         assert result.status != "error" and result.status != "invalid", f"n={n}: {result.status}: {result.reason}"
         small = taken(variant, [make_problem(n) for n in (8, 6, 5, 4)], "every board from 4 to 8")[0]
         after = run(variant, small, timeout=SOLVE_TIMEOUT)

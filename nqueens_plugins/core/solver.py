@@ -124,6 +124,11 @@ class Solver:
         """Whether this variant is complete; override when an option changes it."""
         return self.complete
 
+    def stops_itself(self, options: Mapping[str, Any]) -> bool:
+        """Whether this variant returns by itself when its budget runs out (``stops_at_budget``); override
+        when an option decides it (a SAT library whose solvers differ: some take an interrupt, some never stop)."""
+        return self.stops_at_budget
+
     def counts(self, options: Mapping[str, Any]) -> bool:
         """Whether this variant can count all solutions."""
         return self.is_complete(options) if self.can_count is None else self.can_count

@@ -69,7 +69,11 @@ DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still ali
 
 def grace(task: Task) -> float:
     """Seconds past its limit before a run is killed: none for a solver that says it never stops itself."""
-    return KILL_GRACE if getattr(task.variant.solver, "stops_at_budget", True) else 0.0
+    try:
+        stops = task.variant.solver.stops_itself(task.variant.options)
+    except Exception:  # noqa: BLE001 - plugin code; a solver that cannot say gets the grace
+        stops = True
+    return KILL_GRACE if stops is not False else 0.0
 
 
 def killed(task: Task, elapsed: float) -> Executed:

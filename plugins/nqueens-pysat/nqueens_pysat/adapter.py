@@ -1,0 +1,393 @@
+"""``pysat``: N-Queens posed as CNF to the SAT solvers python-sat ships.
+
+The encoding (``nqueens_pysat.encoding``): one variable per square, exactly one
+queen per column, at most one per row, diagonal and anti-diagonal, the implied
+"at least one queen per row" (option ``implied``, on by default), fixed queens
+and blocked squares as unit clauses. ``amo`` picks how python-sat's
+``CardEnc.atmost`` encodes each at-most-one; ``solver`` picks the SAT solver.
+
+The defaults, by measurement (CPU seconds on 8 published Blocked n-Queens and
+Excluded Diagonals instances of about a second each; README.md has the tables):
+``amo=pairwise`` (8.7 s in all with CaDiCaL 1.9.5, against 13.1 to 20 s for the
+eight encodings with auxiliary variables) and ``solver=cadical195`` (8.7 s;
+cadical153 13.7 s, cadical300 13.9 s, minisat22 19.5 s, the glucose and maple
+solvers 34 s to over 100 s). Without the implied row clauses five of the six
+Blocked instances did not finish within 60 s (0.7 to 1.4 s with them). On large plain boards the MiniSat
+line is far faster than CaDiCaL (n = 100: 0.02 s against 1.5 to 2 s):
+``solver=minisat22`` is the variant for them.
+
+The budget. The MiniSat line (minisat22, maplechrono, maplecm, maplesat,
+mergesat3) is called with ``solve_limited(expect_interrupt=True)``, which
+releases the GIL, and a ``threading.Timer`` calls ``interrupt()`` at the
+budget's remaining seconds; they stop within a decision (measured: at most
+0.08 s late). The glucose solvers are left out: they look at the interrupt only
+between restarts, and came back up to 1.9 s late on a 0.55 s budget (the host
+kills at 0.5 s). python-sat gives CaDiCaL no ``interrupt()``, and its search
+holds the GIL, so no timer thread can run beside it. Running it in slices of
+conflicts (``conf_budget``) was measured and rejected: every call restarts
+CaDiCaL's rephasing and reduction schedules, and on plain n = 100 slices of
+2,000 conflicts took 2.2 million conflicts where one call takes 6,000. So
+CaDiCaL runs in a forked child process, one call exactly as raw python-sat
+makes it, and the parent waits for its answer until the budget's time is up,
+then kills it: a timed-out run returns on time, with only the CNF's size among
+its counters (the search's statistics die with the child). Lingeling, Kissat and
+CaDiCaL 1.0.3 are left out: python-sat offers no limited solve for them. The
+budget's iteration cap becomes a cap on conflicts (``conf_budget``). An
+interrupted or capped call answers ``None``, reported as TIMED_OUT; only UNSAT is
+a proof of no-solution.
+
+Counts: one **iteration** is one decision of the SAT solver; **moves** is the
+number of queens in the answer (a SAT solver places none one by one).
+Counters: ``conflicts``, ``decisions``, ``propagations``, ``restarts`` (from
+``accum_stats()``), ``variables`` and ``clauses`` (of the CNF posed; a
+solver's own clause count includes what it learnt).
+
+Counting enumerates: after each model, a clause ruling out that board (the
+negation of its n queen variables) is added and the solver is asked again,
+incrementally. One SAT call per solution: practical for plain boards up to
+about n = 12 or 13 (14,200 solutions in 3.6 s at n = 12, 73,712 in 24 s at
+n = 13, with CaDiCaL); ``count_seconds`` says how long a plain board would
+take, so ``nqueens count`` asks before a count that would take hours. A CaDiCaL
+count publishes its tally after each solution, so one cut short by the budget
+still returns what it found (a lower bound).
+
+python-sat's solvers take no random seed, so ``rng`` is unused: the search is
+deterministic and the same instance gives the same board.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from nqueens_plugins import BadInput, Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_pysat.encoding import (
+    AMO_ENCODINGS,
+    Size,
+    blocking_clause,
+    clause_batches,
+    dimacs,
+    queens_of,
+)
+
+INSTALL_HINT = "pysat needs python-sat: pip install python-sat"
+# The SAT solvers offered: every python-sat solver whose search a budget can stop promptly (see the docstring).
+CADICAL = ("cadical195", "cadical153", "cadical300")  # run in a child process, killed at the deadline
+INTERRUPTIBLE = ("minisat22", "maplechrono", "maplecm", "maplesat", "mergesat3")  # interrupted by a timer
+# No limited solve in python-sat (Lingeling, Kissat) or one that looks at interrupt() only between restarts
+# (Glucose): run in the child process like CaDiCaL, killed at the deadline; no conflict cap.
+UNCAPPED = ("lingeling", "kissat404", "glucose4", "glucose42")
+SOLVERS = CADICAL + INTERRUPTIBLE + UNCAPPED
+NOT_INCREMENTAL = ("kissat404",)  # no clause may be added after a solve: it solves, it does not count
+DEFAULT_SOLVER = "cadical195"
+DEFAULT_AMO = "pairwise"
+# The largest CNF posed, in clauses: about 0.7 GB in the solver (0.8 GB measured at 5.6 million
+# pairwise clauses, Python's share included).
+MAX_CLAUSES = 5_000_000
+# The largest board per at-most-one encoding: the largest n whose plain board's CNF stays within
+# MAX_CLAUSES (encoding.plain_size; blocked squares only make it smaller). pairwise and totalizer
+# grow as n^3 (an at-most-one over L squares takes about L^2 / 2 clauses), the others as n^2 or
+# n^2 log n.
+MAX_N = {
+    "pairwise": 144,
+    "seqcounter": 646,
+    "ladder": 558,
+    "bitwise": 379,
+    "totalizer": 139,
+    "mtotalizer": 229,
+    "kmtotalizer": 559,
+    "sortnetwrk": 137,
+    "cardnetwrk": 456,
+}
+# Seconds per clause or variable that freeing a MiniSat-line solver may take (0.02 s of CPU per 10
+# million clauses, measured, with a margin), times how much the machine's load stretched building
+# the CNF: kept back from the budget, so a run on a large board ends by its deadline with its memory
+# given back. (A CaDiCaL child is killed; the system takes its memory back.)
+FREEING_SECONDS = 5e-8
+# Plain-board counting on this machine (2 cores, busy): seconds per solution, one incremental SAT
+# call and a blocking clause each; for count_seconds. Measured with pairwise: CaDiCaL 0.25 ms at
+# n = 12 (14,200 solutions in 3.6 s) and 0.33 ms at n = 13 (73,712 in 24 s); minisat22 1.4 to 2.6 ms
+# for n = 9..11.
+SECONDS_PER_SOLUTION = {"cadical": 0.0004, "minisat": 0.003}
+STATISTICS = ("conflicts", "decisions", "propagations", "restarts")
+
+
+def pysat_missing() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("pysat") is None
+
+
+def kind(solver: str) -> str:
+    """``cadical`` (run in a child process) or ``minisat`` (the MiniSat line, interrupted by a timer)."""
+    return "cadical" if solver in CADICAL + UNCAPPED else "minisat"
+
+
+class OutOfBudget(Exception):
+    """The budget ran out while the CNF was still being built."""
+
+
+def new_sat(problem: Problem, options: Mapping[str, Any], budget: Budget, size: Size) -> tuple[Any, Budget]:
+    """A python-sat solver holding the CNF (``size`` kept up to date), and the budget its search may use
+    (the time freeing the solver takes is kept back). OutOfBudget if time ran out while building."""
+    from pysat.solvers import Solver as SatSolver
+
+    sat = SatSolver(name=options["solver"])
+    wall, cpu = time.perf_counter(), time.thread_time()
+
+    def freeing() -> float:
+        """Seconds to free what is held so far, stretched as the machine's load stretched building it."""
+        slowdown = min(max((time.perf_counter() - wall) / max(time.thread_time() - cpu, 1e-3), 1.0), 8.0)
+        return (size.clauses + size.variables) * FREEING_SECONDS * slowdown
+
+    try:
+        for batch in clause_batches(problem, options["amo"], options["implied"], size):
+            if budget.seconds is not None and budget.remaining() <= freeing():
+                raise OutOfBudget
+            sat.append_formula(batch)
+    except BaseException:
+        sat.delete()
+        raise
+    if budget.seconds is None:
+        return sat, budget
+    return sat, Budget(max(budget.seconds - freeing(), 0.0), budget.iterations, started=budget.started)
+
+
+def conflicts_left(sat: Any, cap: int | None) -> int | None:
+    """Conflicts the iteration cap still allows (None: no cap); it holds for all of a count's calls."""
+    return None if cap is None else cap - int(sat.accum_stats()["conflicts"])
+
+
+def interrupted_call(sat: Any, budget: Budget) -> bool | None:
+    """One call of a MiniSat-line solver within the budget: True (SAT), False (UNSAT, proved) or None
+    (time or the conflict cap ran out), stopped by a timer calling ``interrupt()``."""
+    left, remaining = conflicts_left(sat, budget.iterations), budget.remaining()
+    if (left is not None and left <= 0) or (remaining is not None and remaining <= 0):
+        return None
+    sat.conf_budget(-1 if left is None else left)  # -1: no limit
+    timer = threading.Timer(remaining, sat.interrupt) if remaining is not None else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        result = sat.solve_limited(expect_interrupt=True)
+    finally:
+        if timer is not None:
+            timer.cancel()
+            timer.join()
+        sat.clear_interrupt()  # a timer that fired as the call returned must not stop the next one
+    return None if result is None else bool(result)
+
+
+def capped_call(sat: Any, cap: int | None, name: str) -> bool | None:
+    """One call in the child process, as raw python-sat makes it: with the conflict cap, if any."""
+    left = conflicts_left(sat, cap)
+    if left is None:
+        return bool(sat.solve())
+    if name in UNCAPPED:
+        raise RuntimeError(f"{name} takes no conflict cap in python-sat: give a time limit instead")
+    if left <= 0:
+        return None
+    sat.conf_budget(left)
+    result = sat.solve_limited()
+    return None if result is None else bool(result)
+
+
+def statistics_of(sat: Any) -> dict[str, int]:
+    try:
+        stats = sat.accum_stats()
+    except (NotImplementedError, AttributeError, RuntimeError):  # Kissat exposes none in python-sat
+        return {}
+    return {name: int(stats.get(name, 0)) for name in STATISTICS}
+
+
+def counters_of(statistics: Mapping[str, int], size: Size) -> dict[str, int | float]:
+    """The search's statistics (absent when the search was killed before reporting any) and the CNF's size."""
+    return {name: int(statistics[name]) for name in STATISTICS if name in statistics} | {
+        "variables": size.variables,
+        "clauses": size.clauses,
+    }
+
+
+def child_main(connection: Any, problem: Problem, options: Mapping[str, Any], cap: int | None, tally: Any) -> None:
+    """The CaDiCaL child: build, solve (or count, publishing the tally in ``tally`` after each
+    solution: solutions, then STATISTICS, then variables and clauses), send the answer and end at once:
+    the system takes the memory back faster than CaDiCaL frees its clauses one by one."""
+    import os
+
+    from pysat.solvers import Solver as SatSolver
+
+    size = Size()
+    sat = SatSolver(name=options["solver"])
+    for batch in clause_batches(problem, options["amo"], options["implied"], size):
+        sat.append_formula(batch)
+    tally[5], tally[6] = size.variables, size.clauses
+    if tally[7] == 0:  # solve
+        result = capped_call(sat, cap, options["solver"])
+        queens = queens_of(sat.get_model(), problem.n) if result else None
+        connection.send((result, queens, statistics_of(sat), size))
+        os._exit(0)
+    solutions = 0
+    while True:
+        result = capped_call(sat, cap, options["solver"])
+        if result is not True:
+            connection.send((result, solutions, statistics_of(sat), size))
+            os._exit(0)
+        solutions += 1
+        sat.add_clause(blocking_clause(queens_of(sat.get_model(), problem.n), problem.n))
+        statistics = statistics_of(sat)
+        tally[0] = solutions
+        for index, name in enumerate(STATISTICS, start=1):
+            tally[index] = statistics.get(name, 0)
+
+
+def in_child(problem: Problem, options: Mapping[str, Any], budget: Budget, counting: bool) -> tuple[Any, ...]:
+    """Run ``child_main`` in a forked process until it answers or the budget's time is up (then kill it).
+
+    Returns the child's answer, or (None, solutions, statistics, size) from its last published tally
+    when it was stopped. A child that dies (out of memory, say) is an error naming its exit code.
+    """
+    import multiprocessing
+
+    if options["solver"] in UNCAPPED and budget.iterations is not None:
+        raise RuntimeError(f"{options['solver']} takes no conflict cap in python-sat: give a time limit instead")
+    import pysat.card
+    import pysat.solvers  # noqa: F401 - imported here once, so that every child starts with them loaded
+
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    tally = context.RawArray("q", 8)
+    tally[7] = int(counting)
+    child = context.Process(
+        target=child_main, args=(sender, problem, options, budget.iterations, tally), name="pysat-cadical"
+    )
+    child.daemon = True
+    child.start()
+    sender.close()
+    try:
+        # None: no time limit, wait for the answer; poll(0) takes one that came as the time ran out.
+        if receiver.poll(budget.remaining()) or receiver.poll(0):
+            try:
+                return tuple(receiver.recv())
+            except EOFError:
+                child.join()
+                raise RuntimeError(
+                    f"the {options['solver']} process ended without an answer (exit code {child.exitcode})"
+                ) from None
+        # Killed: a count's statistics as of its last solution; a solve's died with the child.
+        statistics = {name: int(tally[index]) for index, name in enumerate(STATISTICS, start=1)} if tally[0] else {}
+        return None, int(tally[0]), statistics, Size(int(tally[5]), int(tally[6]))
+    finally:
+        receiver.close()
+        if child.is_alive():
+            child.kill()
+        child.join(0.05)  # not longer: a large child may take a while to vanish; multiprocessing reaps it later
+
+
+class PySat(Solver):
+    name = "pysat"
+    runs_on = "python-sat (C/C++ SAT solvers)"
+    family = "SAT"
+    summary = "CNF of one variable per square for python-sat's CDCL solvers (CaDiCaL by default); complete."
+    complete = True
+    can_count = True  # by enumeration with blocking clauses: small boards only (see count_seconds)
+    supports_fixed = True
+    supports_blocked = True
+    max_n = max(MAX_N.values())
+    exports = ("dimacs",)
+    options = (
+        Option("amo", str, DEFAULT_AMO, "at-most-one encoding (pysat.card)", choices=AMO_ENCODINGS),
+        Option("solver", str, DEFAULT_SOLVER, "python-sat SAT solver", choices=SOLVERS),
+        Option("implied", bool, True, "add the implied at-least-one clause per row"),
+    )
+
+    def counts(self, options: Mapping[str, Any]) -> bool:
+        """Kissat is not incremental (python-sat aborts on a clause added after a solve): it cannot enumerate."""
+        return options["solver"] not in NOT_INCREMENTAL
+
+    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
+        if pysat_missing():
+            return INSTALL_HINT
+        amo = options["amo"]
+        if n > MAX_N[amo]:
+            hint = f" (amo=seqcounter takes n up to {MAX_N['seqcounter']:,})" if n <= MAX_N["seqcounter"] else ""
+            return (
+                f"pysat[amo={amo}] accepts n up to {MAX_N[amo]:,}: past it the CNF holds more than "
+                f"{MAX_CLAUSES:,} clauses, about 0.7 GB in the solver; {n:,} is too large{hint}"
+            )
+        return super().precheck(n, options)
+
+    def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
+        if kind(options["solver"]) == "cadical":
+            result, queens, statistics, size = in_child(problem, options, budget, counting=False)
+        else:
+            result, queens, statistics, size = self.solve_here(problem, options, budget)
+        counters = counters_of(statistics, size)
+        iterations = int(counters.get("decisions", 0))
+        if result is True:
+            return Outcome(Status.SOLVED, queens, iterations, problem.n, counters)
+        if result is False:
+            return Outcome(Status.NO_SOLUTION, None, iterations, 0, counters)
+        return Outcome(Status.TIMED_OUT, None, iterations, 0, counters)
+
+    def solve_here(self, problem: Problem, options: Mapping[str, Any], budget: Budget) -> tuple[Any, ...]:
+        """A MiniSat-line solver in this process: (SAT/UNSAT/None, queens, statistics, size)."""
+        size = Size()
+        try:
+            sat, searching = new_sat(problem, options, budget, size)
+        except OutOfBudget:
+            return None, None, {}, size
+        try:
+            result = interrupted_call(sat, searching)
+            queens = queens_of(sat.get_model(), problem.n) if result else None
+            return result, queens, statistics_of(sat), size
+        finally:
+            sat.delete()
+
+    def count(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool) -> Count:
+        if unique:
+            raise NotImplementedError("pysat counts all solutions, not classes under symmetry")
+        if kind(options["solver"]) == "cadical":
+            result, solutions, statistics, size = in_child(problem, options, budget, counting=True)
+            calls = solutions + 1
+        else:
+            result, solutions, statistics, size, calls = self.count_here(problem, options, budget)
+        counters = counters_of(statistics, size) | {"sat_calls": calls}
+        status = Status.SOLVED if result is False else Status.TIMED_OUT
+        return Count(status, solutions, False, int(counters.get("decisions", 0)), counters)
+
+    def count_here(self, problem: Problem, options: Mapping[str, Any], budget: Budget) -> tuple[Any, ...]:
+        """A MiniSat-line count in this process: (UNSAT at the end or None, solutions, statistics, size, calls)."""
+        size = Size()
+        try:
+            sat, searching = new_sat(problem, options, budget, size)
+        except OutOfBudget:
+            return None, 0, {}, size, 0
+        solutions = 0
+        try:
+            while True:
+                result = interrupted_call(sat, searching)
+                if result is not True:
+                    return result, solutions, statistics_of(sat), size, solutions + 1
+                solutions += 1
+                sat.add_clause(blocking_clause(queens_of(sat.get_model(), problem.n), problem.n))
+        finally:
+            sat.delete()
+
+    def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
+        """About how long counting a plain board takes: one SAT call per solution (None for other instances)."""
+        from nqueens_plugins.core.verify import A000170
+
+        if not problem.is_plain:
+            return None
+        n = problem.n
+        solutions = float(A000170[n]) if n < len(A000170) else A000170[-1] * 10.5 ** (n - len(A000170) + 1)
+        return solutions * SECONDS_PER_SOLUTION[kind(options["solver"])]
+
+    def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
+        if format != "dimacs":
+            raise BadInput(f"pysat exports dimacs, not {format!r}")
+        return dimacs(problem, options["amo"], options["implied"], options["solver"])
