@@ -21,6 +21,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 FAILURES: list[str] = []
 CSPLIB = Path(__file__).resolve().parents[2] / "shared" / "csplib"  # published data, beside the repository
 DIAGONALS = CSPLIB / "excluded-diagonals"
+ASP = CSPLIB / "asp-blocked-queens"
+
+
+def lingeling_answers() -> dict[str, tuple[bool, float]]:
+    """ASP Blocked n-Queens instance file -> (satisfiable, lingeling's published seconds, a 2017 machine)."""
+    import gzip
+
+    answers = {}
+    with gzip.open(ASP / "lingeling-results.txt.gz", "rt") as handle:
+        for line in handle:
+            fields = line.split()
+            answers[f"blockedqueens.{fields[0]}.{fields[2]}.param"] = (fields[3] == "SATISFIABLE", float(fields[15]))
+    return answers
 
 
 def shiftqueens_results() -> dict[tuple[int, int, int], tuple[bool, int]]:

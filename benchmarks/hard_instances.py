@@ -21,27 +21,15 @@ budgeted, verified), after one warm-up call that loads the compiled kernel.
 from __future__ import annotations
 
 import argparse
-import gzip
 import statistics
 import time
 from collections import defaultdict
 
-from common import CSPLIB, DIAGONALS, finish, header, report, shiftqueens_results
+from common import ASP, CSPLIB, DIAGONALS, finish, header, lingeling_answers, report, shiftqueens_results
 
 from nqueens_plugins.execution.inprocess import run
 from nqueens_plugins.formats import instances
 from nqueens_plugins.loading import host
-
-ASP = CSPLIB / "asp-blocked-queens"
-
-
-def lingeling_answers() -> dict[str, tuple[bool, float]]:
-    answers = {}
-    with gzip.open(ASP / "lingeling-results.txt.gz", "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            answers[f"blockedqueens.{fields[0]}.{fields[2]}.param"] = (fields[3] == "SATISFIABLE", float(fields[15]))
-    return answers
 
 
 def asp(limit: int | None) -> None:

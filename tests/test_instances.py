@@ -486,9 +486,11 @@ def test_an_instance_is_exported_by_the_plugin_that_poses_it(fake_distribution, 
         (["-n", "6", "--format", "dimacs", "-s", "min-conflicts"], "min-conflicts does not export dimacs"),
         (["--format", "json"], "give an instance file (--instance FILE) or -n SIZE"),
         (["-n", "6"], "say which format: --format dimacs|asp"),
-        (["-n", "6", "--format", "dimacs"], "broken-exporter, exporter export dimacs: say whose encoding with -s"),
+        (["-n", "6", "--format", "dimacs"], "broken-exporter, exporter"),  # (and any installed one): choose
     ):
         code, out, err = run_cli("instances", "export", *args)
         assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli("instances", "export", "-n", "6", "--format", "dimacs")
+    assert code == 2 and "export dimacs: say whose encoding with -s" in err
     with pytest.raises(BadInput, match="no installed solver exports cnf-xyz"):
         nq.export("cnf-xyz", 6)
