@@ -1003,11 +1003,19 @@ def make_console() -> Any:
     return Console(highlight=False, markup=False, width=width)
 
 
+def terminated(signum: int, frame: Any) -> None:
+    raise click.exceptions.Abort()
+
+
 def main() -> None:
     """Entry point: bad input (ours, or click's usage errors) becomes one line and exit status 2."""
     # A command started in the background inherits SIGINT ignored; an explicit `kill -INT`
     # must still stop it (and so its workers), as Ctrl-C does in the foreground.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # SIGTERM unwinds like Ctrl-C, so the executor ends its workers' process groups itself: a
+    # worker's own orphan watch is a Python thread, which a plugin holding the GIL in native code
+    # (pychoco's solve) would keep waiting until its own time limit.
+    signal.signal(signal.SIGTERM, terminated)
     try:
         cli.main(standalone_mode=False)
     except BadInput as exc:

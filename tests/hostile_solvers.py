@@ -149,6 +149,17 @@ HOSTILE = [Raises, BusyLoop, Sleeper, Exits, Segfaults, WrongType, AttackedBoard
 # --- more faults (tests/test_hostile.py) ---------------------------------------------
 
 
+class HoldsGil(Solver):
+    name = "hostile-holds-gil"
+    summary = "Sleeps an hour in native code that holds the GIL (as a library's solve call may)."
+
+    def warm_up(self, options):  # type: ignore[no-untyped-def]
+        pass
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        ctypes.PyDLL(None).sleep(3600)  # PyDLL: the GIL stays held, so no Python thread of the worker runs
+
+
 class CountRaises(Solver):
     name = "hostile-count-raises"
     summary = "Solves, but raises when counting."
@@ -311,6 +322,7 @@ class Unrebuildable(Solver):
 
 
 MORE_HOSTILE = [
+    HoldsGil,
     CountRaises,
     ExitsCleanly,
     Interrupts,
