@@ -14,7 +14,6 @@ pychoco's native image costs to start in a fresh process (import, first and seco
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import subprocess
@@ -22,11 +21,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from common import CSPLIB, count, finish, header, report, solve, timed
+from common import CSPLIB, count, finish, header, machine, report, solve, timed
 
 from nqueens_plugins import Budget, Problem
 from nqueens_plugins.formats.instances import load_one, shipped_instance
-from nqueens_plugins.formats.records import cpu_name
 
 REPEATS = 5
 DEFAULTS = {"consistency": "AC", "search": "activity", "restarts": "none", "lcg": False}  # the adapter's
@@ -162,7 +160,7 @@ def startup() -> None:
 
 
 def main() -> None:
-    print(f"cpu: {cpu_name()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     cases: list[tuple[str, Problem]] = [("n=30", Problem(30)), ("n=100", Problem(100)), ("n=200", Problem(200))]
     shipped = shipped_instance("blockedqueens.28.1449787894.param")
     assert shipped is not None

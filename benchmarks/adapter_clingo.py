@@ -19,7 +19,6 @@ their geometric means:
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import sys
@@ -27,12 +26,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from common import CSPLIB, finish, header, report, solve
+from common import CSPLIB, finish, header, machine, report, solve
 
 from nqueens_plugins import Budget, Problem
 from nqueens_plugins.execution.calls import derive_seed
 from nqueens_plugins.formats.instances import load_one, shipped_instance
-from nqueens_plugins.formats.records import cpu_name
 
 REPEATS = 5  # runs of each, after one to warm up; 4x as many for instances raw clingo decides within 0.1 s
 OPTIONS = {"encoding": "competition", "configuration": "crafty"}  # the adapter's defaults
@@ -108,7 +106,7 @@ def compare(label: str, problem: Problem) -> tuple[float, float]:
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    print(f"cpu: {cpu_name()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     shipped = shipped_instance("blockedqueens.28.1449787894.param")
     diagonals = shipped_instance("diag-10-4-1.param")
     assert shipped is not None and diagonals is not None

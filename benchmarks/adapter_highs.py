@@ -16,19 +16,16 @@ under three seeds; n = 56, unsatisfiable, under a 30 s budget) and an unsatisfia
 
 from __future__ import annotations
 
-import os
 import random
-import statistics
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from common import CSPLIB, finish, header, report, solve, timed
+from common import CSPLIB, finish, header, interleaved_medians, machine, report, solve, timed
 
 from nqueens_plugins import Problem
 from nqueens_plugins.execution.calls import derive_seed
 from nqueens_plugins.formats.instances import load_one, shipped_instance
-from nqueens_plugins.formats.records import cpu_name
 
 REPEATS = 7
 Run = tuple[list[int], tuple[int, int]]  # the board, (nodes, simplex iterations)
@@ -111,12 +108,8 @@ def adapter(problem: Problem) -> Run:
 
 def compare(label: str, problem: Problem) -> None:
     runs: dict[str, Callable[[Problem], Run]] = {"adapter": adapter, "raw arrays": raw_arrays, "raw API": raw_modelling}
-    searches = {name: run(problem)[1] for name, run in runs.items()}  # warm up, and check the searches agree
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(REPEATS):  # interleaved, so drift on a busy machine hits all three
-        for name, run in runs.items():
-            times[name].append(timed(lambda run=run: run(problem))[0])  # type: ignore[misc]
-    median = {name: statistics.median(values) for name, values in times.items()}
+    median, answers = interleaved_medians(runs, problem, REPEATS)
+    searches = {name: answer[1] for name, answer in answers.items()}
     same = "same search" if len(set(searches.values())) == 1 else f"searches differ (nodes, lp): {searches}"
     report(
         f"highs {label}: adapter / raw arrays - 1",
@@ -136,7 +129,7 @@ def compare(label: str, problem: Problem) -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    print(f"cpu: {cpu_name()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     shipped = shipped_instance("blockedqueens.28.1449787894.param")
     assert shipped is not None
     blocked = load_one(str(shipped))

@@ -26,11 +26,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from common import CSPLIB, finish, header, report, solve, timed
+from common import CSPLIB, finish, header, machine, report, solve, timed
 
 from nqueens_plugins import Problem
 from nqueens_plugins.formats.instances import load_one, shipped_instance
-from nqueens_plugins.formats.records import cpu_name
 
 REPEATS = 3
 ASP = CSPLIB / "asp-blocked-queens"
@@ -125,7 +124,7 @@ def compare(label: str, problem: Problem, solver: str = "cadical195") -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    print(f"cpu: {cpu_name()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     header("pysat adapter against raw python-sat (pairwise) on the same CNF, median of interleaved runs")
     shipped = shipped_instance("blockedqueens.28.1449787894.param")
     assert shipped is not None

@@ -14,19 +14,16 @@ Then the models side by side (bool, the default, against int) and a small count.
 
 from __future__ import annotations
 
-import os
 import random
-import statistics
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from common import finish, header, report, solve, timed
+from common import finish, header, interleaved_medians, machine, report, solve, timed
 
 from nqueens_plugins import Problem
 from nqueens_plugins.execution.calls import derive_seed
 from nqueens_plugins.formats.instances import load_one, shipped_instance
-from nqueens_plugins.formats.records import cpu_name
 
 REPEATS = 5
 
@@ -98,12 +95,8 @@ def compare(label: str, problem: Problem) -> None:
         "raw text": raw_text,
         "raw API": raw_api,
     }
-    decisions = {name: run(problem)[1] for name, run in runs.items()}  # warm up, and check the searches agree
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(REPEATS):  # interleaved, so drift on a busy machine hits all three
-        for name, run in runs.items():
-            times[name].append(timed(lambda run=run: run(problem))[0])  # type: ignore[misc]
-    median = {name: statistics.median(values) for name, values in times.items()}
+    median, answers = interleaved_medians(runs, problem, REPEATS)
+    decisions = {name: answer[1] for name, answer in answers.items()}
     same = "same search" if len(set(decisions.values())) == 1 else f"decisions differ: {decisions}"
     report(
         f"z3 {label}: adapter / raw text - 1",
@@ -123,7 +116,7 @@ def compare(label: str, problem: Problem) -> None:
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    print(f"cpu: {cpu_name()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
+    print(machine())
     blocked = shipped_instance("blockedqueens.28.1449787894.param")
     assert blocked is not None
     header("z3 adapter against raw Z3 on the same bool model (median of interleaved runs)")

@@ -69,6 +69,28 @@ def timed(function: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, value
 
 
+def interleaved_medians(
+    runs: dict[str, Callable[[Any], Any]], argument: Any, repeats: int
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Each run's median seconds over ``repeats`` rounds, interleaved so that drift on a busy machine
+    hits all alike; and what each returned on a first, untimed call (a warm-up, and the search to compare)."""
+    answers = {name: run(argument) for name, run in runs.items()}
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            times[name].append(timed(lambda run=run: run(argument))[0])  # type: ignore[misc]
+    return {name: statistics.median(values) for name, values in times.items()}, answers
+
+
+def machine() -> str:
+    """The line each benchmark starts with: which CPU, how many cores, how busy."""
+    import os
+
+    from nqueens_plugins.formats.records import cpu_name
+
+    return f"cpu: {cpu_name()}, {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}"
+
+
 def median_of(function: Callable[[], Any], repeats: int) -> float:
     return statistics.median(timed(function)[0] for _ in range(repeats))
 

@@ -39,6 +39,7 @@ from common import ASP, DIAGONALS, finish, header, lingeling_answers, report, sh
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.formats import instances
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.records import cpu_name
 from nqueens_plugins.loading import host
 
 DEFAULT_SOLVERS = (
@@ -53,13 +54,6 @@ DEFAULT_SOLVERS = (
 )
 LINGELING_TOTAL = 6922.0  # seconds, the published run on the 400 ASP instances (2017 machine)
 LINGELING_DECIDED_IN_60 = 376  # of the 400, within 60 s in the published run
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 # --- the instances ---------------------------------------------------------------
@@ -187,7 +181,7 @@ def tables(
     every = sorted({key for runs in by_solver.values() for key in runs})
     if not every:
         return
-    header(f"{title}: {len(every)} instances, {limit:g} s limit, one run at a time ({cpu_model()})")
+    header(f"{title}: {len(every)} instances, {limit:g} s limit, one run at a time ({cpu_name()})")
     print(
         f"{'solver':<28} {'family':<13} {'decided':>9} {'agree':>7} {'PAR-2 s':>10} {'median s':>9} {'hardest s':>10}"
     )
@@ -242,7 +236,7 @@ def asp_targets(records: Iterable[Mapping[str, Any]], limit: float, asp: Mapping
             runs[str(record["solver"])][name] = record
     if not runs:
         return
-    header(f"ASP Blocked n-Queens: against lingeling's published run (a 2017 machine; this one: {cpu_model()})")
+    header(f"ASP Blocked n-Queens: against lingeling's published run (a 2017 machine; this one: {cpu_name()})")
     lingeling_runs = runs.get("pysat[solver=lingeling]", {})
     if lingeling_runs:
         total = sum(par2(r, limit) for r in lingeling_runs.values())
