@@ -93,6 +93,7 @@ MAX_CLAUSES = 5_000_000
 # n^2 log n.
 MAX_N = {
     "pairwise": 144,
+    "commander": 598,
     "seqcounter": 646,
     "ladder": 558,
     "bitwise": 379,
@@ -145,7 +146,8 @@ def new_sat(problem: Problem, options: Mapping[str, Any], budget: Budget, size: 
 
     try:
         for batch in clause_batches(problem, options["amo"], options["implied"], size):
-            if budget.seconds is not None and budget.remaining() <= freeing():
+            left = budget.remaining()
+            if left is not None and left <= freeing():
                 raise OutOfBudget
             sat.append_formula(batch)
     except BaseException:
@@ -204,7 +206,7 @@ def statistics_of(sat: Any) -> dict[str, int]:
     return {name: int(stats.get(name, 0)) for name in STATISTICS}
 
 
-def counters_of(statistics: Mapping[str, int], size: Size) -> dict[str, int | float]:
+def counters_of(statistics: Mapping[str, int], size: Size) -> dict[str, int]:
     """The search's statistics (absent when the search was killed before reporting any) and the CNF's size."""
     return {name: int(statistics[name]) for name in STATISTICS if name in statistics} | {
         "variables": size.variables,

@@ -23,7 +23,14 @@ with one open square needs no at-most-one clause.
 The at-most-one constraints are encoded by ``pysat.card.CardEnc.atmost`` with the
 encoding ``amo`` names: ``pairwise`` (binomial, no auxiliaries), ``seqcounter``
 (Sinz), ``ladder``, ``bitwise``, ``totalizer``, ``mtotalizer``, ``kmtotalizer``,
-``sortnetwrk``, ``cardnetwrk``. python-sat's ``native`` cardinality constraints
+``sortnetwrk``, ``cardnetwrk``; or by ``commander``, written here: Klieber and Kwon's
+commander encoding with groups of three, as the CSPLib script ``blockedqueens2dimacs.py``
+writes it for the published lingeling run on the ASP instances (a commander variable
+per group, true exactly when one of its group is, pairwise at-most-one inside each
+group, groups of commanders commanded in turn up to one root). There a line that
+must hold a queen gets the unit clause "root" instead of the clause listing its squares
+(the root is true exactly when one square is), so ``pysat[amo=commander]`` poses the
+published run's constraints, with this module's variable numbering. python-sat's ``native`` cardinality constraints
 are left out: they are not CNF, so no DIMACS file could hold them, and only a few
 of its solvers take them.
 """
@@ -38,6 +45,7 @@ from nqueens_plugins import Problem
 
 AMO_ENCODINGS = (
     "pairwise",
+    "commander",
     "seqcounter",
     "ladder",
     "bitwise",
@@ -74,21 +82,59 @@ def lines(problem: Problem) -> Iterator[tuple[str, list[int]]]:
         yield "diagonal", open_squares((c, c + difference) for c in range(max(0, -difference), min(n, n - difference)))
 
 
-def at_most_one_encoder(amo: str) -> Callable[[list[int], int], tuple[list[Clause], int]]:
-    """A function (literals, top variable) -> (clauses, new top variable) for the ``amo`` encoding."""
+COMMANDER_GROUP = 3  # as blockedqueens2dimacs.py (Klieber and Kwon found 3 to 6 about equal)
+
+Encoder = Callable[[list[int], int, bool], tuple[list[Clause], int]]
+
+
+def at_most_one_encoder(amo: str) -> Encoder:
+    """A function (literals, top variable, at least one too?) -> (clauses, new top variable) for the
+    ``amo`` encoding; with ``at_least_one`` the clauses say "exactly one"."""
+    if amo == "commander":
+        return commander
     from pysat.card import CardEnc, EncType
 
     encoding = getattr(EncType, amo)
 
-    def encode(literals: list[int], top: int) -> tuple[list[Clause], int]:
+    def encode(literals: list[int], top: int, at_least_one: bool) -> tuple[list[Clause], int]:
+        # Empty if every square is blocked: unsatisfiable, as it is.
+        clauses: list[Clause] = [list(literals)] if at_least_one else []
         if len(literals) < 2:
-            return [], top
+            return clauses, top
         if len(literals) == 2:  # every encoding gives this one clause; skip the call
-            return [[-literals[0], -literals[1]]], top
+            return [*clauses, [-literals[0], -literals[1]]], top
         formula = CardEnc.atmost(literals, 1, top_id=top, encoding=encoding)
-        return formula.clauses, max(top, formula.nv)
+        return clauses + formula.clauses, max(top, formula.nv)
 
     return encode
+
+
+def commander(literals: list[int], top: int, at_least_one: bool) -> tuple[list[Clause], int]:
+    """Klieber and Kwon's commander encoding, groups of three, exactly as blockedqueens2dimacs.py
+    builds it: each group of up to three gets a commander ``c`` with ``c -> (x1 | x2 | x3)``,
+    ``xi -> c`` and pairwise at-most-one among the group; the commanders are grouped in turn until
+    one root is left. "At least one" is then the unit clause of the root. (That script builds the
+    root of a diagonal too, unused, and so does this: the same clauses.)"""
+    if not literals:
+        return ([[]] if at_least_one else []), top
+    clauses: list[Clause] = []
+    level = list(literals)
+    while len(level) > 1:
+        commanders = []
+        for start in range(0, len(level), COMMANDER_GROUP):
+            group = level[start : start + COMMANDER_GROUP]
+            if len(group) == 1:
+                commanders.append(group[0])
+                continue
+            top += 1
+            clauses.append([*group, -top])
+            clauses.extend([top, -member] for member in group)
+            clauses.extend([-group[i], -group[j]] for i in range(len(group) - 1) for j in range(i + 1, len(group)))
+            commanders.append(top)
+        level = commanders
+    if at_least_one:
+        clauses.append([level[0]])
+    return clauses, top
 
 
 @dataclass
@@ -102,18 +148,16 @@ class Size:
 @functools.cache
 def line_size(amo: str, length: int) -> tuple[int, int]:
     """(clauses, auxiliary variables) of one at-most-one over ``length`` literals."""
-    if length < 3:
-        return (1 if length == 2 else 0), 0
-    if amo == "pairwise":
+    if amo == "pairwise" or (length < 3 and amo != "commander"):
         return length * (length - 1) // 2, 0
-    clauses, top = at_most_one_encoder(amo)(list(range(1, length + 1)), length)
+    clauses, top = at_most_one_encoder(amo)(list(range(1, length + 1)), length, False)
     return len(clauses), top - length
 
 
 def plain_size(n: int, amo: str, implied: bool = True) -> tuple[int, int]:
     """(variables, clauses) of the CNF of the plain n x n board: the largest for this n (a blocked
     square only removes), so what a precheck bounds. Exact: what ``clause_batches`` yields."""
-    variables, clauses = n * n, n * (2 if implied else 1)  # the at-least-one clauses
+    variables, clauses = n * n, n * (2 if implied else 1)  # the at-least-one clauses (one per line)
     lengths = [(n, 2 * n + 2)] + [(length, 4) for length in range(1, n)]  # rows, columns, the two longest diagonals
     for length, lines_of_length in lengths:
         line_clauses, auxiliaries = line_size(amo, length)
@@ -134,11 +178,7 @@ def clause_batches(
         size = Size()
     size.variables = top
     for kind, literals in lines(problem):
-        batch: list[Clause] = []
-        if kind == "column" or (kind == "row" and implied):
-            batch.append(literals)  # at least one; empty if every square is blocked: unsatisfiable, as it is
-        clauses, top = encode(literals, top)
-        batch.extend(clauses)
+        batch, top = encode(literals, top, kind == "column" or (kind == "row" and implied))
         size.variables = top
         size.clauses += len(batch)
         yield batch

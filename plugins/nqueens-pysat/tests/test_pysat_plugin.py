@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -145,6 +147,70 @@ def test_size_formula_matches_the_encoding() -> None:
             assert encoding.plain_size(n, amo) == (size.variables, size.clauses), (amo, n)
 
 
+def published_commander_cnf(text: str) -> tuple[int, list[list[int]]]:
+    """The CNF of CSPLib's blockedqueens2dimacs.py (the published lingeling run's), rebuilt from its
+    description: variables for the open squares only, row by row; per row and column the commander
+    tree (groups of 3) and the unit clause of its root; per diagonal of two or more squares the tree."""
+    numbers = [int(token) for token in re.findall(r"\d+", text)]
+    n = numbers[0]
+    open_square = [[True] * n for _ in range(n)]
+    for k in range((len(numbers) - 1) // 2):
+        open_square[numbers[2 * k + 1] - 1][numbers[2 * k + 2] - 1] = False
+    top = 0
+    rows: list[list[int]] = [[] for _ in range(n)]
+    columns: list[list[int]] = [[] for _ in range(n)]
+    sums: list[list[int]] = [[] for _ in range(2 * n - 1)]
+    differences: list[list[int]] = [[] for _ in range(2 * n - 1)]
+    for i in range(n):
+        for j in range(n):
+            if open_square[i][j]:
+                top += 1
+                for line in (rows[i], columns[j], sums[i + j], differences[i - j + n - 1]):
+                    line.append(top)
+    clauses: list[list[int]] = []
+
+    def commanded(group: list[int]) -> int:
+        nonlocal top
+        if len(group) == 1:
+            return group[0]
+        top += 1
+        clauses.append([*group, -top])
+        clauses.extend([top, -v] for v in group)
+        clauses.extend([-a, -b] for k, a in enumerate(group) for b in group[k + 1 :])
+        return top
+
+    def tree(line: list[int]) -> int:
+        return line[0] if len(line) == 1 else tree([commanded(line[g : g + 3]) for g in range(0, len(line), 3)])
+
+    for line in rows + columns:
+        clauses.append([tree(line)])
+    for line in sums + differences:
+        if len(line) > 1:
+            tree(line)
+    return top, clauses
+
+
+def test_commander_poses_the_published_runs_clauses() -> None:
+    """amo=commander is the published lingeling run's CNF up to the numbering of variables: the same
+    auxiliaries and the same clauses by length, plus one unit clause per blocked square (whose variable
+    the published script never creates)."""
+    text = BLOCKED_28.read_text()
+    published_top, published = published_commander_cnf(text.split("blocks", 1)[0] + text.split("blocks", 1)[1])
+    problem = load_one(str(BLOCKED_28))
+    ours, size = encoding.clauses_of(problem, "commander")
+    open_squares = problem.n**2 - len(problem.blocked)
+    assert size.variables - problem.n**2 == published_top - open_squares  # the commanders
+    lengths = Counter(len(clause) for clause in ours)
+    lengths[1] -= len(problem.blocked)
+    assert +lengths == Counter(len(clause) for clause in published)
+    # And they agree, with the plugin, on the answer: published satisfiable.
+    from pysat.solvers import Solver as SatSolver
+
+    with SatSolver(name="minisat22", bootstrap_with=published) as raw:
+        assert raw.solve() is True
+    assert nq.solve("pysat[amo=commander]", instance=str(BLOCKED_28)).status is Status.SOLVED
+
+
 def test_export_round_trip() -> None:
     """The DIMACS text, solved by raw python-sat, gives the plugin's answer; its model read with the
     documented numbering is a board the verifier accepts."""
@@ -181,7 +247,7 @@ def test_bad_export_format() -> None:
 @pytest.mark.parametrize(
     "spec, n, words",
     [
-        ("pysat[amo=native]", 8, "one of pairwise, seqcounter"),
+        ("pysat[amo=native]", 8, "one of pairwise, commander, seqcounter"),
         ("pysat[solver=picosat]", 8, "one of cadical195"),
         ("pysat[solver=cryptosat]", 8, "one of cadical195"),
         ("pysat[implied=maybe]", 8, "true or false"),
