@@ -9,6 +9,7 @@ The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api`
 
     nq.count("bitboard", 10).solutions          # 724, checked against OEIS A000170
     [r.solver.name for r in nq.solvers()]        # everything registered
+    nq.register(MySolver())                      # a solver from a notebook cell, by name from now on
 
     for record in nq.compare(["min-conflicts", "simulated-annealing"], [8, 16], trials=5):
         ...
@@ -39,8 +40,10 @@ if TYPE_CHECKING:
         export,
         problem_of,
         records_frame,
+        register,
         solve,
         solvers,
+        unregister,
     )
 
 # The API is imported on first use: a plugin that imports the contract from here
@@ -53,8 +56,10 @@ API = (
     "export",
     "problem_of",
     "records_frame",
+    "register",
     "solve",
     "solvers",
+    "unregister",
 )
 
 # Modules that lived here before the layered layout: code written against the
@@ -82,8 +87,10 @@ __all__ = [
     "hookimpl",
     "problem_of",
     "records_frame",
+    "register",
     "solve",
     "solvers",
+    "unregister",
 ]
 
 

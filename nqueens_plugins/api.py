@@ -20,7 +20,7 @@ from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
-from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.core.solver import Solver, Variant
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Executed, Task
@@ -28,6 +28,7 @@ from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
+from nqueens_plugins.loading.session import SessionSolver
 from nqueens_plugins.results.crosscheck import (
     Check,
     InstanceCheck,
@@ -44,6 +45,22 @@ Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines mea
 def solvers() -> list[Registration]:
     """Every registered solver, with the plugin and distribution that supplied it."""
     return list(host.registry())
+
+
+def register(solver: Solver) -> SessionSolver:
+    """Make ``solver`` (an instance of a ``Solver`` subclass, defined anywhere: a notebook cell, a script)
+    usable by name in this process: solve, count, compare, cross-check and the contract kit find it, and it
+    runs isolated in a worker like any plugin (sent by value, so a class from ``__main__`` works there).
+
+    The rules are an installed plugin's: a name already taken is refused, as is a solver that cannot be sent
+    to a worker, with one ``BadInput`` line. ``with nq.register(MySolver()):`` unregisters it at the end.
+    """
+    return host.register(solver)
+
+
+def unregister(solver: str | Solver) -> None:
+    """Withdraw a solver ``register`` added, by name or as the object."""
+    host.unregister(solver)
 
 
 def variant(solver: str | Variant, **options: Any) -> Variant:

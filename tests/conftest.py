@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from nqueens_plugins.execution import probe
-from nqueens_plugins.loading import host
+from nqueens_plugins.loading import host, session
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # test helper modules (hostile solvers) importable by worker processes
@@ -24,12 +24,14 @@ def probe_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(autouse=True)
 def fresh_registry(monkeypatch: pytest.MonkeyPatch, probe_cache: Path) -> Iterator[None]:
-    """Every test starts from an unloaded registry and no blocked plugins."""
+    """Every test starts from an unloaded registry, no blocked plugins and no solver registered in session."""
     monkeypatch.delenv(host.DISABLE_VARIABLE, raising=False)
     monkeypatch.delenv(probe.INHERITED_VARIABLE, raising=False)
     monkeypatch.setenv(probe.CACHE_VARIABLE, str(probe_cache))
+    session.clear()
     host.reset()
     yield
+    session.clear()
     host.reset()
 
 

@@ -112,3 +112,13 @@ def test_a_count_is_split_into_pieces_across_the_cluster(client) -> None:
         split = executor.run(Task.count(host.registry().variant("bitboard"), blocked))
     assert result.solutions == 14_200 and result.verified is True and result.counters["parts"] > 1
     assert split.solutions == nq.count("backtracking", blocked).solutions
+
+
+def test_a_solver_registered_in_session_runs_on_the_cluster(client) -> None:
+    """nq.register's solver (a class no Dask worker can import) reaches the cluster's workers by value."""
+    from test_session import odd_then_even_solver
+
+    nq.register(odd_then_even_solver())
+    with DaskExecutor(client=client, chunk_size=2) as executor:
+        records = nq.compare(["odd-then-even"], [7, 8, 10], trials=1, executor=executor)
+    assert {r["n"]: r["status"] for r in records} == {7: "solved", 8: "invalid", 10: "solved"}

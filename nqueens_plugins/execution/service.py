@@ -54,6 +54,8 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Self
 
+import cloudpickle
+
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.core.solver import Solver
@@ -211,7 +213,9 @@ class WorkerProcess:
         return self.plugin is None or self.plugin == plugin_of(task)
 
     def submit(self, task: Task) -> None:
-        self.sender.send(task)
+        # cloudpickle sends a solver class defined in __main__ (nq.register from a notebook) whole,
+        # and every importable one by reference, as pickle does; the worker unpickles with pickle.
+        self.sender.send_bytes(cloudpickle.dumps(task))
         self.plugin = plugin_of(task)
         self.tasks.append(task)
         if len(self.tasks) == 1:

@@ -18,6 +18,9 @@ Loading order and isolation:
    built-ins register first); a name that two installed plugins claim is
    refused for both and each is reported, so that load order never decides
    which of them runs under that name.
+6. Solvers registered in this process (``nq.register``, ``session.py``) come
+   last; ``register`` refused any name already taken, and one that a plugin
+   installed since then claims is refused here.
 
 A command that names its solvers loads through ``registry_for(names)``: an
 installed plugin whose probe saw it register none of those names is not
@@ -38,9 +41,10 @@ from importlib import metadata
 import pluggy
 
 from nqueens_plugins.core import hookspecs
-from nqueens_plugins.core.solver import parse_spec, split_specs
+from nqueens_plugins.core.solver import Solver, parse_spec, split_specs
 from nqueens_plugins.execution import probe
 from nqueens_plugins.execution.probe import disabled_plugins, installed_entry_points
+from nqueens_plugins.loading import session
 from nqueens_plugins.loading.registry import LoadError, PluginRegister, Registry, Source
 
 DISABLE_VARIABLE = probe.DISABLE_VARIABLE  # named here too, for users of the loader
@@ -136,6 +140,13 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
             register.withdraw()
             registry.load_errors.append(LoadError(source, describe_exception(exc)))
     registry.load_errors.extend(registry.clash_errors())
+    for registration in session.registrations():
+        name = registration.solver.name
+        if name in registry.registrations or name in registry.clashes:
+            message = f"solver name {name!r} is taken by an installed plugin now: refused"
+            registry.load_errors.append(LoadError(registration.source, message))
+            continue
+        registry.registrations[name] = registration
     return registry
 
 
@@ -190,3 +201,16 @@ def reset() -> None:
     """Forget the loaded registries (tests, or after installing a plugin at run time)."""
     registry.cache_clear()
     _partial_registry.cache_clear()
+
+
+def register(solver: Solver) -> session.SessionSolver:
+    """Make ``solver`` usable by name in this process, as if a plugin had registered it (``session.py``)."""
+    registered = session.register(solver, registry(), unregister)
+    reset()
+    return registered
+
+
+def unregister(solver: str | Solver) -> None:
+    """Withdraw a solver ``register`` added (by name or as the object)."""
+    session.unregister(solver)
+    reset()

@@ -8,10 +8,11 @@ pinned on the plugin that caused it.
 from __future__ import annotations
 
 import difflib
-import pickle
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import cloudpickle
 
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.solver import (
@@ -39,10 +40,20 @@ class Source:
     def builtin(self) -> bool:
         return self.plugin.startswith("builtin-") and self.distribution == "nqueens-plugins"
 
+    @property
+    def session(self) -> bool:
+        """Registered in this process by ``nq.register`` (``loading/session.py``), not installed."""
+        return self == SESSION
+
     def describe(self) -> str:
+        if self.session:
+            return "registered in session"
         if self.distribution:
             return f"plugin {self.plugin!r} from {self.distribution} {self.version or ''}".strip()
         return f"plugin {self.plugin!r}"
+
+
+SESSION = Source("session")  # the source of every solver nq.register adds
 
 
 @dataclass(frozen=True)
@@ -171,8 +182,9 @@ class PluginRegister:
         self.added.clear()
 
 
-def check_solver(solver: Any) -> None:
-    """Raise PluginError unless ``solver`` meets the contract described in ``Solver``."""
+def check_solver(solver: Any, dumps: Callable[[Any], bytes] | None = cloudpickle.dumps) -> None:
+    """Raise PluginError unless ``solver`` meets the contract described in ``Solver``; ``dumps`` is how
+    it travels to a worker (``service.WorkerProcess.submit``; None: the caller checks that itself)."""
     name = getattr(solver, "name", None)
     label = repr(name) if isinstance(name, str) else repr(solver)
     if isinstance(solver, type):
@@ -208,7 +220,9 @@ def check_solver(solver: Any) -> None:
         if option.name in seen:
             raise PluginError(f"solver {label}: option {option.name!r} is declared twice")
         seen.add(option.name)
+    if dumps is None:
+        return
     try:
-        pickle.dumps(solver)
+        dumps(solver)
     except Exception as exc:  # noqa: BLE001 - any pickling failure means the same thing
         raise PluginError(f"solver {label}: cannot be sent to a worker process ({exc})") from None
