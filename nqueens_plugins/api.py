@@ -221,6 +221,8 @@ def count(
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
     prepare_timeout: float = PREPARE_TIMEOUT,
+    out: str | Path | None = None,
+    resume: bool = False,
     **options: Any,
 ) -> CountResult:
     """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
@@ -228,12 +230,18 @@ def count(
     Isolated like ``solve`` unless ``isolate=False``. With ``progress(done,
     total)``, the count is split into the pieces the solver offers and counted by
     all of ``executor``'s workers (a Dask executor always splits), and
-    ``progress`` hears each piece come back.
+    ``progress`` hears each piece come back. With ``out``, it is split too and
+    each finished piece is kept in that file as it ends; ``resume=True`` then
+    counts only the pieces the file does not hold (a stopped count continues).
     """
     chosen = variant(solver, **options)
     problem = problem_of(n, instance, fixed, blocked)
     timeout = inputs.time_limit(timeout)
+    if resume and out is None:
+        raise BadInput("resume continues the count kept in out: give out too")
     if not isolate:
+        if out is not None:
+            raise BadInput("a count kept piece by piece in out runs isolated: leave isolate on")
         from nqueens_plugins.execution.inprocess import count as count_here
 
         return count_here(chosen, problem, unique=unique, timeout=timeout)
@@ -241,10 +249,10 @@ def count(
     prepare = inputs.preparation_limit(prepare_timeout)
     task = Task.count(chosen, problem, unique=unique, timeout=timeout, memory=limit, prepare_timeout=prepare)
     backend = executor or shared_executor()
-    if progress is not None:
+    if progress is not None or out is not None:
         from nqueens_plugins.execution.counting import count_in_parts
 
-        return count_in_parts(backend, task, progress)
+        return count_in_parts(backend, task, progress, out, resume)
     result = backend.run(task)
     assert isinstance(result, CountResult)
     return result

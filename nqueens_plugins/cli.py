@@ -375,6 +375,12 @@ def solve(
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--progress/--no-progress", default=None, help="Live progress, piece by piece (default: on a terminal).")
+@click.option(
+    "--out",
+    default=None,
+    help="Keep each finished piece of the count in this file as it ends, so --resume can continue a stopped count.",
+)
+@click.option("--resume", is_flag=True, help="Count only the pieces --out does not hold yet, and add them up.")
 @limit_options
 @output_option
 @executor_options
@@ -389,19 +395,27 @@ def count(
     yes: bool,
     as_json: bool,
     progress: bool | None,
+    out: str | None,
+    resume: bool,
     memory: int | None,
     prepare_timeout: float,
     show_output: bool,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
-    """Count every solution; check the count against OEIS (plain boards)."""
+    """Count every solution; check the count against OEIS (plain boards).
+
+    A long count is kept piece by piece with --out FILE; after a kill or a --timeout, the same
+    command with --resume counts only the pieces not in FILE yet.
+    """
     from nqueens_plugins import api
     from nqueens_plugins.core.verify import known_count
-    from nqueens_plugins.views.report import count_summary
+    from nqueens_plugins.views.report import count_summary, format_duration
 
     variant = api.variant(spec)
     problem = api.problem_of(size, instance, fixed, blocked)
+    if resume and out is None:
+        fail("--resume continues the count kept in --out FILE: give --out too")
     if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and timeout is None and not yes:
         expected = known_count(problem.n)
         size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
@@ -415,7 +429,7 @@ def count(
         progress = sys.stderr.isatty()
     # With progress (or on a cluster) the count is split into the pieces the solver offers, counted by
     # all local workers (or the cluster's), so there is something to show between start and end.
-    jobs = 0 if progress or executor_kind == "dask" else 1
+    jobs = 0 if progress or out or executor_kind == "dask" else 1
     with api.executor_for(executor_kind, scheduler, jobs) as executor, count_progress(progress) as shown:
         result = api.count(
             variant,
@@ -426,6 +440,8 @@ def count(
             executor=executor,
             progress=shown,
             prepare_timeout=prepare_timeout,
+            out=out,
+            resume=resume,
         )
     if as_json:
         click.echo(json.dumps(result.to_dict()))
@@ -971,13 +987,6 @@ def elapsed_on_terminal(what: str, after: float = SHOW_ELAPSED_AFTER, stream: Te
         if shown.is_set():
             out.write("\r\x1b[K")  # the line is cleared: the answer follows on a clean terminal
             out.flush()
-
-
-def format_duration(seconds: float) -> str:
-    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
-        if seconds >= size:
-            return f"{seconds / size:,.1f} {unit}"
-    return f"{seconds:.0f} seconds"
 
 
 def tell(line: str) -> None:

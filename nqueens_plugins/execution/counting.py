@@ -12,17 +12,29 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.problem import Count, Status
 from nqueens_plugins.execution.judge import CountResult, judge_count
 from nqueens_plugins.execution.service import Executor
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.formats.count_pieces import PiecesFile
 
 
-def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int], None] | None = None) -> CountResult:
+def count_in_parts(
+    executor: Executor,
+    task: Task,
+    progress: Callable[[int, int], None] | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+) -> CountResult:
     """A count split into the pieces the solver offers (``Solver.count_parts``), counted as
     separate tasks by ``executor`` (the workers of a cluster), added up here and verified.
+
+    With ``out``, every finished piece is written to that file as it comes back
+    (``formats/count_pieces.py``), and ``resume`` counts only the pieces the file
+    does not hold yet: a killed or timed-out count loses only its pieces in flight.
 
     A solver that offers no pieces (or fails to plan) is counted in one task. A
     piece that fails makes the count fail; one that runs out of time makes the total
@@ -35,22 +47,82 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
     ((_, plan),) = executor.map([replace(task, kind=TaskKind.COUNT_PLAN)])
     assert isinstance(plan, Executed)
     parts = plan.outcome
-    if plan.error is not None or not isinstance(parts, list) or not parts:
-        ((_, answer),) = executor.map([task])  # in one piece (``run`` may be what called us)
-        assert isinstance(answer, CountResult)
-        return answer
+    whole = plan.error is not None or not isinstance(parts, list) or not parts
+    pieces = None
+    if out is not None:
+        pieces = PiecesFile.open(
+            out,
+            resume=resume,
+            solver=task.variant.label,
+            problem=task.problem,
+            unique=task.unique,
+            parts=[WHOLE] if whole else parts,
+        )
+    try:
+        if whole:
+            return count_whole(executor, task, pieces)
+        return count_pieces(executor, task, plan, parts, progress, pieces)
+    finally:
+        if pieces is not None:
+            pieces.close()
+
+
+WHOLE = "the whole count"  # the one piece of a count its solver does not split
+
+
+def count_whole(executor: Executor, task: Task, pieces: PiecesFile | None) -> CountResult:
+    """A count in one piece (its solver offers none): run once, or taken from ``pieces`` when it holds it."""
+    if pieces is not None and 0 in pieces.finished:
+        kept = pieces.finished[0]
+        counted = Count(Status.SOLVED, int(kept["solutions"]), task.unique, int(kept["iterations"]), kept["counters"])
+        result = judge_count(task.variant, task.problem, task.unique, Executed(counted, 0.0))
+        result.counters["parts_resumed"] = 1
+        return result
+    ((_, answer),) = executor.map([task])  # ``run`` may be what called us
+    assert isinstance(answer, CountResult)
+    if pieces is not None and answer.status is Status.SOLVED and answer.solutions is not None:
+        pieces.record(
+            0, Count(Status.SOLVED, answer.solutions, task.unique, answer.iterations, answer.counters), answer.seconds
+        )
+    return answer
+
+
+def count_pieces(
+    executor: Executor,
+    task: Task,
+    plan: Executed,
+    parts: list[Any],
+    progress: Callable[[int, int], None] | None,
+    pieces: PiecesFile | None,
+) -> CountResult:
+    """Count the pieces not finished yet, add them to the finished ones, verify the total."""
     start = time.perf_counter()
     if task.timeout is not None and task.deadline is None:
         task = replace(task, deadline=time.time() + max(0.0, task.timeout - plan.seconds))
     preparing = 0.0  # the longest preparation of a worker for these pieces: they prepare side by side
     total = iterations = done = 0
     counters: dict[str, int] = {}  # the pieces' whole-number counters, added up
+    finished = pieces.finished if pieces is not None else {}
+    for piece in finished.values():
+        total += int(piece["solutions"])
+        iterations += int(piece.get("iterations", 0))
+        for key, value in piece.get("counters", {}).items():
+            counters[key] = counters.get(key, 0) + int(value)
+    done = len(finished)
     status = Status.SOLVED
     if progress is not None:
-        progress(0, len(parts))
-    answers = executor.map([replace(task, kind=TaskKind.COUNT_PART, part=part) for part in parts])
+        progress(done, len(parts))
+    index_of: dict[int, int] = {}
+    to_count = []
+    for index, part in enumerate(parts):
+        if index not in finished:
+            piece_task = replace(task, kind=TaskKind.COUNT_PART, part=part)
+            index_of[id(piece_task)] = index
+            to_count.append(piece_task)
+    answers = executor.map(to_count)
+    finished_here = 0
     try:
-        for _, executed in answers:
+        for piece_task, executed in answers:
             assert isinstance(executed, Executed)
             done += 1
             preparing = max(preparing, executed.prepare_seconds or 0.0)
@@ -76,7 +148,11 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
                     if isinstance(key, str) and isinstance(value, int) and not isinstance(value, bool):
                         counters[key] = counters.get(key, 0) + value
                 if Status(counted.status) is not Status.SOLVED:
-                    status = Status.TIMED_OUT
+                    status = Status.TIMED_OUT  # a lower bound for this piece: not kept as finished
+                else:
+                    finished_here += 1
+                    if pieces is not None:
+                        pieces.record(index_of[id(piece_task)], counted, executed.seconds)
             if task.deadline is not None and time.time() >= task.deadline + preparing and done < len(parts):
                 status = Status.TIMED_OUT  # the pieces not yet counted are left out, not started only to be stopped
                 break
@@ -84,7 +160,10 @@ def count_in_parts(executor: Executor, task: Task, progress: Callable[[int, int]
         close = getattr(answers, "close", None)
         if close is not None:
             close()  # stops the pieces still running (a generator's cleanup kills their workers)
-    combined = Count(status, total, task.unique, iterations, {**counters, "parts": len(parts)})
+    whole = {**counters, "parts": len(parts), "parts_counted": len(finished) + finished_here}
+    if finished:
+        whole["parts_resumed"] = len(finished)
+    combined = Count(status, total, task.unique, iterations, whole)
     # The count's own time: its plan, then its pieces' wall time less the longest preparation among them.
     seconds = plan.seconds + max(0.0, time.perf_counter() - start - preparing)
     prepared = (plan.prepare_seconds or 0.0) + preparing

@@ -103,11 +103,36 @@ def count_summary(result: CountResult) -> str:
             check = result.reason or "not checked"
         line = f"{result.solver} counted {shown} {what} for {board}; {check}"
     lines = [line]
+    pace = pieces_pace(result)
+    if pace:
+        lines.append(pace)
     figures = f"iterations {result.iterations:,}"
     if result.counters:
         figures += " · " + format_counters(result.counters)
     lines.append(f"{figures} · {result.seconds:.3f} s{preparation(result.prepare_seconds)}")
     return "\n".join(lines)
+
+
+def format_duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= size:
+            return f"{seconds / size:,.1f} {unit}"
+    return f"{seconds:.0f} seconds"
+
+
+def pieces_pace(result: CountResult) -> str | None:
+    """For a split count cut short: how many pieces are done and, at this run's pace, how long the rest
+    would take (an estimate from the pieces counted, which differ in size: a guide, not a promise)."""
+    counters = result.counters or {}
+    parts, counted = counters.get("parts"), counters.get("parts_counted")
+    if result.status == "solved" or not isinstance(parts, int) or not isinstance(counted, int):
+        return None
+    here = counted - int(counters.get("parts_resumed", 0))
+    line = f"{counted:,} of {parts:,} pieces counted"
+    if here > 0 and counted < parts and result.seconds > 0:
+        rest = result.seconds / here * (parts - counted)
+        line += f"; at this run's pace the other {parts - counted:,} would take about {format_duration(rest)}"
+    return line
 
 
 # --- plugins -------------------------------------------------------------------
