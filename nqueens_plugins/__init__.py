@@ -1,6 +1,6 @@
 """nqueens-plugins: N-Queens solved by many methods side by side, every answer verified.
 
-The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api``)::
+The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api``):
 
     import nqueens_plugins as nq
 

@@ -2,11 +2,11 @@
 
 Two ways to use it.
 
-As a pytest plugin, from the command line (one test per check, per solver)::
+As a pytest plugin, from the command line (one test per check, per solver):
 
     pytest -p nqueens_plugins.testing --nqueens-solver my-solver [--nqueens-solver other]
 
-As a function in your own tests::
+As a function in your own tests:
 
     from nqueens_plugins.testing import assert_contract
 

@@ -1,6 +1,6 @@
 """Core layer, any process: the hook through which every solver, built-in or third-party, reaches the host.
 
-A plugin is a module (or object) with a function marked ``@hookimpl``::
+A plugin is a module (or object) with a function marked ``@hookimpl``:
 
     from nqueens_plugins import hookimpl
 
@@ -9,7 +9,7 @@ A plugin is a module (or object) with a function marked ``@hookimpl``::
         register(MySolver())
 
 Third-party distributions make the module known through the entry point group
-``nqueens`` in their ``pyproject.toml``::
+``nqueens`` in their ``pyproject.toml``:
 
     [project.entry-points.nqueens]
     my-solvers = "my_package.plugin"
@@ -34,11 +34,12 @@ PROJECT = "nqueens"
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
+"""Marks a plugin's hook implementation: ``@hookimpl def nqueens_register_solvers(register): ...``."""
 
 
 class SolverRegister(Protocol):
     """What a plugin's hook receives as ``register``: call it with each solver (the host's
-    ``registry.PluginRegister`` is the one implementation). Annotate with it::
+    ``registry.PluginRegister`` is the one implementation). Annotate with it:
 
         @hookimpl
         def nqueens_register_solvers(register: SolverRegister) -> None:

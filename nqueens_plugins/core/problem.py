@@ -286,7 +286,7 @@ class Budget:
 
     @contextlib.contextmanager
     def interrupting(self) -> Iterator[Interruption]:
-        """Stop code that has no time limit of its own (a wrapped library) when this budget's time runs out::
+        """Stop code that has no time limit of its own (a wrapped library) when this budget's time runs out:
 
             with budget.interrupting() as stop:
                 boards = library.all_solutions(problem.n)

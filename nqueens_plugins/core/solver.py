@@ -29,6 +29,7 @@ OPTION_TYPES: tuple[type, ...] = (bool, int, float, str)
 # these or a name of its own; cross-check says which families confirmed a no-solution,
 # since two solvers of one family may share a mistake in how they read the problem.
 FAMILIES: tuple[str, ...] = ("search", "local search", "random", "construction", "CP", "SAT", "ASP", "MIP", "SMT")
+"""The families a solver's ``family`` usually names (a short name of its own is taken too)."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,14 @@ class Solver:
         return self.is_complete(options) if self.can_count is None else self.can_count
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
+        """Find one solution of ``problem`` (the one method every solver implements).
+
+        Use only ``rng`` for randomness (the host seeds it, so a run repeats exactly), poll ``budget``
+        (``budget.exhausted()``) and return ``TIMED_OUT`` when it says so, and return an ``Outcome``:
+        ``SOLVED`` with ``queens`` (``queens[column] = row``), ``NO_SOLUTION`` only with a proof (a
+        complete solver), ``GAVE_UP`` otherwise, with the method's ``iterations`` and ``moves``. The host
+        verifies every board; it runs this on the worker process's main thread.
+        """
         raise NotImplementedError
 
     def count(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool) -> Count:
