@@ -268,8 +268,11 @@ def main() -> None:
     # and numpy, which the built-ins and most plugins use.
     import numpy  # noqa: F401
 
-    writer.send(("ready",))
-    serve(reader, writer)
+    try:
+        writer.send(("ready",))
+        serve(reader, writer)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the service is gone (its command ended or was killed): no one to answer, nothing to log
 
 
 if __name__ == "__main__":
