@@ -291,6 +291,28 @@ def test_an_instance_family_is_plotted_against_its_parameter() -> None:
     assert "excluded diagonals d" in svg_figure(groups)
 
 
+def test_drawing_a_figure_leaves_the_callers_matplotlib_as_it_was(tmp_path: Path) -> None:
+    """A notebook's inline backend stays on: the figures are made without pyplot's global state."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "backend.py"
+    script.write_text(
+        "import matplotlib\n"
+        "matplotlib.use('svg')  # stands for a notebook's inline backend\n"
+        "import matplotlib.pyplot as plt\n"
+        "from nqueens_plugins.results.summary import group_runs\n"
+        "from nqueens_plugins.views.plot import svg_figure\n"
+        "import nqueens_plugins as nq\n"
+        "groups, _ = group_runs(nq.compare(['min-conflicts'], [8], trials=2))\n"
+        "assert svg_figure(groups).startswith('<svg')\n"
+        "print(matplotlib.get_backend(), len(plt.get_fignums()))\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["svg", "0"]
+
+
 def test_without_scipy_the_baseline_says_what_to_install(
     tmp_path: Path, run_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,15 +34,35 @@ FORMATS = (".png", ".svg", ".pdf")
 MAX_ECDF_PANELS = 4
 
 
-def pyplot() -> Any:
+class Figures:
+    """``pyplot.figure``, ``pyplot.subplots`` and ``pyplot.close`` without pyplot: a ``Figure`` made
+    directly belongs to no backend and no global list of figures, so drawing one leaves the caller's
+    matplotlib as it was (``matplotlib.use("Agg")`` switched a notebook's inline figures off)."""
+
+    @staticmethod
+    def figure(**settings: Any) -> Any:
+        from matplotlib.figure import Figure
+
+        return Figure(**settings)
+
+    @classmethod
+    def subplots(cls, rows: int, columns: int, **settings: Any) -> tuple[Any, Any]:
+        layout = {key: settings.pop(key) for key in ("figsize", "constrained_layout") if key in settings}
+        figure = cls.figure(**layout)
+        return figure, figure.subplots(rows, columns, **settings)
+
+    @staticmethod
+    def close(figure: Any) -> None:
+        """Nothing to release: no pyplot list holds the figure (kept so callers read like pyplot code)."""
+
+
+def pyplot() -> Figures:
+    """What the figures are drawn with; BadInput naming the extra when matplotlib is missing."""
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         raise BadInput(f"plots need matplotlib: {install_hint('plot')}") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figures()
 
 
 def check_output(output: Path) -> None:
