@@ -178,15 +178,22 @@ def tables(
     by_solver: dict[str, dict[str, Mapping[str, Any]]] = defaultdict(dict)
     for record in records:
         by_solver[str(record["solver"])][instance_key(record)] = record
-    every = sorted({key for runs in by_solver.values() for key in runs})
+    seen = {key for runs in by_solver.values() for key in runs}
+    # Only the instances every solver has run: a partial --out (a run still going, or stopped) compares like
+    # with like, and says how many it leaves for later.
+    every = sorted(key for key in seen if all(key in runs for runs in by_solver.values()))
     if not every:
         return
     header(f"{title}: {len(every)} instances, {limit:g} s limit, one run at a time ({cpu_name()})")
+    if len(every) < len(seen):
+        print(f"({len(seen) - len(every)} more instances not yet run by every solver are left out)")
     print(
         f"{'solver':<28} {'family':<13} {'decided':>9} {'agree':>7} {'PAR-2 s':>10} {'median s':>9} {'hardest s':>10}"
     )
     totals: dict[str, float] = {}
-    for solver, runs in sorted(by_solver.items()):
+    kept = set(every)
+    for solver, all_runs in sorted(by_solver.items()):
+        runs = {key: record for key, record in all_runs.items() if key in kept}
         family = (
             getattr(registry.get(solver.split("[")[0]).solver, "family", None)
             if solver.split("[")[0] in registry
@@ -234,7 +241,11 @@ def asp_targets(records: Iterable[Mapping[str, Any]], limit: float, asp: Mapping
         name = Path(str(record.get("source") or "")).name
         if name in asp:
             runs[str(record["solver"])][name] = record
-    if not runs:
+    common = set.intersection(*(set(found) for found in runs.values())) if runs else set()
+    runs = defaultdict(
+        dict, {solver: {k: r for k, r in found.items() if k in common} for solver, found in runs.items()}
+    )
+    if not common:
         return
     header(f"ASP Blocked n-Queens: against lingeling's published run (a 2017 machine; this one: {cpu_name()})")
     lingeling_runs = runs.get("pysat[solver=lingeling]", {})
