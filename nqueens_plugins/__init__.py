@@ -11,8 +11,8 @@ The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api`
     [r.solver.name for r in nq.solvers()]        # everything registered
     nq.register(MySolver())                      # a solver from a notebook cell, by name from now on
 
-    for record in nq.compare(["min-conflicts", "simulated-annealing"], [8, 16], trials=5):
-        ...
+    records = nq.compare(["min-conflicts", "simulated-annealing"], [8, 16], trials=5)
+    nq.summary(records, baseline="min-conflicts")  # the report's tables; .figure() its plot
 
 What this module exports is the whole promise to plugin authors and API users:
 the hook marker and the solver contract (``hookimpl``, ``SolverRegister``,
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         register,
         solve,
         solvers,
+        summary,
         unregister,
     )
 
@@ -59,6 +60,7 @@ API = (
     "register",
     "solve",
     "solvers",
+    "summary",
     "unregister",
 )
 
@@ -90,6 +92,7 @@ __all__ = [
     "register",
     "solve",
     "solvers",
+    "summary",
     "unregister",
 ]
 

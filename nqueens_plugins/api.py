@@ -37,6 +37,7 @@ from nqueens_plugins.results.crosscheck import (
     read_expected,
 )
 from nqueens_plugins.results.grid import DEFAULT_TIMEOUT, Grid, stream
+from nqueens_plugins.views.summary import Summary
 
 CROSS_CHECK_TIMEOUT = 10.0
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -468,6 +469,31 @@ def problems_of(files: str | Sequence[str] | Sequence[Problem]) -> list[Problem]
     return list(files)  # type: ignore[arg-type]
 
 
+def summary(records: str | Path | Iterable[Mapping[str, Any]], baseline: str | None = None) -> Summary:
+    """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
+    ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
+    interval, Mann-Whitney U; needs scipy). ``records`` is a results file or what ``compare`` returned.
+    A notebook shows it as tables; ``summary(...).figure()`` is the ``nqueens plot`` figure.
+    """
+    from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
+
+    groups, notes = group_runs(read_records_of(records))
+    if not groups:
+        raise BadInput("no runs to summarise")
+    against = baseline_rows(groups, baseline) if baseline is not None else []
+    return Summary(summary_rows(groups), baseline, against, notes, groups)
+
+
+def read_records_of(records: str | Path | Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
+    """The run records of a results file (each with its time limit), or the given records as they are."""
+    if isinstance(records, (str, Path)):
+        from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
+
+        loaded = Loaded()
+        return list(with_time_limits(scan_records(Path(records), loaded), loaded))
+    return records
+
+
 def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:
     """A comparison's records as a pandas DataFrame: one row per run, counters as ``counters.NAME`` columns.
 
@@ -478,12 +504,7 @@ def records_frame(records: str | Path | Iterable[Mapping[str, Any]]) -> Any:
         import pandas
     except ImportError:
         raise BadInput("records_frame needs pandas: pip install pandas") from None
-    if isinstance(records, (str, Path)):
-        from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
-
-        loaded = Loaded()
-        records = list(with_time_limits(scan_records(Path(records), loaded), loaded))
-    return pandas.json_normalize([dict(record) for record in records], max_level=1)
+    return pandas.json_normalize([dict(record) for record in read_records_of(records)], max_level=1)
 
 
 def python_warning(text: str) -> None:

@@ -228,6 +228,27 @@ def comparison(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def test_nq_summary_is_the_reports_rows_as_one_object(comparison: Path, run_cli) -> None:
+    """nq.summary: the rows `nqueens report --format json` prints, from the file or from records, shown as
+    tables in a notebook, with the baseline's rows and the plot's figure."""
+    code, out, _ = run_cli("report", str(comparison), "--format", "json")
+    assert code == 0
+    summary = nq.summary(comparison, baseline="min-conflicts")
+    assert summary.to_dicts() == json.loads(out)
+    assert nq.summary(nq.records_frame(comparison).to_dict("records")).to_dicts() == json.loads(out)
+    assert {(row.solver, row.n) for row in summary.baseline_rows} == {
+        (solver, n) for solver in ("steepest-ascent", "backtracking") for n in (6, 8, 10)
+    }
+    html = summary._repr_html_()
+    assert html.count("<table>") == 2 and "against <b>min-conflicts</b>" in html
+    assert summary.figure()._repr_svg_().startswith("<svg")
+    assert "| min-conflicts | 8 |" in str(summary)
+    with pytest.raises(nq.BadInput, match="baseline 'anneal' is not in the file"):
+        nq.summary(comparison, baseline="anneal")
+    with pytest.raises(nq.BadInput, match="no runs to summarise"):
+        nq.summary([])
+
+
 @pytest.mark.parametrize("suffix", [".png", ".svg", ".pdf"])
 def test_plots_take_their_format_from_the_extension(comparison: Path, tmp_path: Path, run_cli, suffix: str) -> None:
     target = tmp_path / f"figure{suffix}"
