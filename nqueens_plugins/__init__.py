@@ -33,6 +33,7 @@ from nqueens_plugins.core.solver import FAMILIES, Option, Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.api import (
+        animation,
         compare,
         count,
         cross_check,
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 # The API is imported on first use: a plugin that imports the contract from here
 # (every worker process does) does not pay for the host, the grid or the service.
 API = (
+    "animation",
     "compare",
     "count",
     "cross_check",
@@ -81,6 +83,7 @@ __all__ = [
     "SolverRegister",
     "Status",
     "Trace",
+    "animation",
     "compare",
     "count",
     "cross_check",

@@ -37,6 +37,7 @@ from nqueens_plugins.results.crosscheck import (
     read_expected,
 )
 from nqueens_plugins.results.grid import DEFAULT_TIMEOUT, Grid, stream
+from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary import Summary
 
 CROSS_CHECK_TIMEOUT = 10.0
@@ -467,6 +468,18 @@ def problems_of(files: str | Sequence[str] | Sequence[Problem]) -> list[Problem]
     if isinstance(files, str) or not files or not isinstance(files[0], Problem):
         return instance_files.load(files)  # type: ignore[arg-type]
     return list(files)  # type: ignore[arg-type]
+
+
+def animation(run: Result | str | Path) -> Animation:
+    """A traced run's steps as the ``nqueens animate`` player: a notebook shows it, ``save(path)`` writes it
+    (``.html``, ``.svg``, ``.gif``). ``run`` is a result of ``solve(..., trace=True)`` or a trace file."""
+    from nqueens_plugins.views.animate import read_trace, trace_document
+
+    if isinstance(run, (str, Path)):
+        return Animation(read_trace(Path(run)))
+    if getattr(run, "trace", None) is None:
+        raise BadInput("this run was not traced: solve it with trace=True (boards up to 64, a solver that traces)")
+    return Animation(trace_document(run))
 
 
 def summary(records: str | Path | Iterable[Mapping[str, Any]], baseline: str | None = None) -> Summary:

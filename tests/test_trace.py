@@ -107,3 +107,16 @@ def test_the_animation_page_runs_in_chromium(tmp_path: Path, run_cli) -> None:
     assert not console, console
     board = pixels[190:660, 25:500]  # where the script draws the board: squares, so not blank
     assert board.std() > 0.05
+
+
+def test_nq_animation_shows_a_traced_run_and_saves_it_as_the_command_does(tmp_path: Path, run_cli) -> None:
+    traced = nq.solve("min-conflicts", 8, seed=2, trace=tmp_path / "run.json")
+    shown = nq.animation(traced)
+    assert shown.frames == len(traced.trace.events) + 1
+    assert shown._repr_html_().startswith("<iframe srcdoc=") and "&lt;svg" in shown._repr_html_()
+    assert shown.save(tmp_path / "api.html") == shown.frames
+    assert run_cli("animate", str(tmp_path / "run.json"), "-o", str(tmp_path / "cli.html"))[0] == 0
+    assert (tmp_path / "api.html").read_text() == (tmp_path / "cli.html").read_text()
+    assert nq.animation(tmp_path / "run.json").frames == shown.frames
+    with pytest.raises(nq.BadInput, match="this run was not traced: solve it with trace=True"):
+        nq.animation(nq.solve("min-conflicts", 8, seed=2))

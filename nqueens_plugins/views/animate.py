@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,38 @@ def animate(document: Mapping[str, Any], output: Path) -> int:
     except OSError as exc:
         raise BadInput(f"cannot write {str(output)!r}: {exc.strerror}") from None
     return len(chosen)
+
+
+@dataclass
+class Animation:
+    """One run's steps as the ``nqueens animate`` player (``nq.animation``): a notebook shows the player
+    (``_repr_html_``, in an iframe of its own, so its script and style stay apart from the notebook's);
+    ``save`` writes it as ``.html``, ``.svg`` or ``.gif``, as the command does."""
+
+    document: dict[str, Any]
+
+    @property
+    def frames(self) -> int:
+        """Boards in the run: the one before any step, then one after each step."""
+        return len(frames_of(self.document))
+
+    def html(self) -> str:
+        """The self-contained player page."""
+        frames = frames_of(self.document)
+        chosen = sample(len(frames), MAX_FRAMES)
+        return html_page(self.document, [frames[i] for i in chosen], chosen, len(frames))
+
+    def save(self, path: str | Path) -> int:
+        """Write the animation (its suffix picks the format); the number of frames shown."""
+        return animate(self.document, Path(path))
+
+    def _repr_html_(self) -> str:
+        n = int(self.document["n"])
+        height = 260 + 18 * min(n, 40)
+        return (
+            f'<iframe srcdoc="{escape(self.html(), quote=True)}" width="100%" height="{height}" '
+            'style="border: none"></iframe>'
+        )
 
 
 def title_of(document: Mapping[str, Any]) -> str:
