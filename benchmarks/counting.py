@@ -1,26 +1,46 @@
-"""Exact counting speed (issue 11): python benchmarks/counting.py [--skip-17] [--with-18]
+"""Exact counting speed (issues 11 and 26):
 
-Every figure is measured in this run, on this machine, and every count is checked
-against OEIS (A000170, or A002562 for classes):
+    python benchmarks/counting.py [--skip-17] [--with-18] [--with-19] [--with-20] [--asp-limit K]
 
-* bitboard with the compiled kernel, both cores: n = 16 within 1 s, n = 17 within 6 s,
-  n = 18 within 45 s (with --with-18);
-* bitboard --unique: n = 14 within 1.5 s, n = 17 within 8 s;
-* beside each, the method it replaced (mirror symmetry only, the same compiled bit-mask
-  search, the same two cores) run in the same process: "before";
+Every figure is measured in this run, on this machine (the CPU is printed first), and
+every count is checked against OEIS (A000170, or A002562 for classes). Absolute times
+differ between machines by 2x and more, so the targets are ratios taken in this run:
+
+* the yardstick ``../shared/bench/ref_count.c`` (the textbook bit-mask counter with the
+  mirror symmetry, one thread), compiled here with ``gcc -O2`` and run at n = 16, 17
+  (and 18 with ``--with-18``);
+* ``bitboard`` (start constellations, both cores), ``bitboard[method=takaken]`` (the
+  method it replaced, same cores) and ``bitboard --unique``, as fractions of the
+  yardstick's time: targets n = 17 at most 0.06x, ``--unique`` the same;
+* n = 18, 19 (``--with-18``, ``--with-19``): constellations at least 3x faster than
+  takaken, both run here; n = 20 (``--with-20``, about half an hour): counted and
+  matching OEIS within 25 minutes;
+* masked counts (blocked squares: the ASP competition's n = 28 instances, counted by
+  bitboard's pieces): today's kernel against the one before issue 26
+  (``before_masked_count``, kept here), same pieces, at least 1.3x faster;
+* n <= 12 takes Takaken's path as before (auto = takaken there); n = 13..15, the two
+  methods against each other (``CONSTELLATIONS_FROM`` in bitboard.py);
 * the pure-Python engine at n = 14, against the textbook pure-Python bit-mask count.
 
-Counts run in this process (``isolate=False``), after the kernels are loaded: the
-figures are the counter's, not the worker's start-up.
+Counts run in this process (``isolate=False``) after the kernels are loaded: the figures
+are the counter's, not the worker's start-up. n >= 18 takes minutes; n = 20, half an hour.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
 
-from common import count, finish, header, report, timed
+import numpy as np
+from common import ASP, count, finish, header, machine, report, timed
 
 from nqueens_plugins.core.verify import known_count
+
+YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "bench" / "ref_count.c"
 
 
 def plain_count(n: int) -> int:
@@ -48,55 +68,210 @@ def plain_count(n: int) -> int:
     return total
 
 
-def mirror_only(n: int) -> int:
-    """The counter this one replaced: the mirror split and the masked compiled kernel, on every core."""
+class Yardstick:
+    """``ref_count.c`` compiled with ``gcc -O2`` into a temporary directory."""
+
+    def __init__(self) -> None:
+        self.directory = tempfile.TemporaryDirectory(prefix="nqueens-yardstick-")
+        self.binary = Path(self.directory.name) / "ref_count"
+        compiler = shutil.which("gcc")
+        if compiler is None or not YARDSTICK.exists():
+            raise SystemExit(f"the yardstick needs gcc and {YARDSTICK}")
+        subprocess.run([compiler, "-O2", "-o", str(self.binary), str(YARDSTICK)], check=True)
+
+    def seconds(self, n: int) -> float:
+        """The yardstick's own time for n (it prints the count and the seconds), checked against OEIS."""
+        output = subprocess.run([str(self.binary), str(n)], capture_output=True, text=True, check=True).stdout
+        solutions, seconds = output.split()
+        assert int(solutions) == known_count(n), output
+        return float(seconds)
+
+
+def checked_count(spec: str, n: int, unique: bool = False) -> tuple[float, Any]:
+    seconds, result = timed(lambda: count(spec, n, unique=unique))
+    assert result.verified is True and result.solutions == known_count(n, unique=unique), (spec, n, result)
+    return seconds, result
+
+
+def yardstick_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
+    header("both cores, as fractions of the yardstick's time (ref_count.c, gcc -O2, one thread, mirror only)")
+    print(f"yardstick: {YARDSTICK}")
+    for n in sizes:
+        reference = yardstick.seconds(n)
+        report(f"yardstick ref_count n={n}", reference, None, note=f"{known_count(n):,} solutions")
+        new, result = checked_count("bitboard", n)
+        old, _ = checked_count("bitboard[method=takaken]", n)
+        unique, classes = checked_count("bitboard", n, unique=True)
+        limit = 0.06 if n == 17 else None
+        pieces = f"{result.counters['constellations']:,} constellations"
+        report(f"bitboard (constellations) n={n}: {new:.2f} s", new / reference, limit, "x", note=pieces)
+        report(f"bitboard --unique n={n}: {unique:.2f} s", unique / reference, limit, "x", f"{classes.solutions:,}")
+        report(
+            f"bitboard[method=takaken] n={n}: {old:.2f} s",
+            old / reference,
+            None,
+            "x",
+            note=f"constellations {old / new:.2f}x faster",
+        )
+        if n >= 18:
+            report(f"constellations / takaken time, n={n} (target: 3x faster)", new / old, 1 / 3, "x")
+
+
+def against_takaken(n: int) -> None:
+    """n = 19: the yardstick would take an hour; the target is the ratio to takaken, same run."""
+    new, result = checked_count("bitboard", n)
+    old, _ = checked_count("bitboard[method=takaken]", n)
+    report(f"bitboard (constellations) n={n}", new, None, note=f"{result.solutions:,} verified={result.verified}")
+    report(f"bitboard[method=takaken] n={n}", old, None)
+    report(
+        f"constellations / takaken time, n={n} (target: 3x faster)",
+        new / old,
+        1 / 3,
+        "x",
+        note=f"constellations {old / new:.2f}x faster",
+    )
+
+
+def before_masked_count(n: int, allowed: Any, rows: int, diagonals: int, anti: int, column: int) -> int:
+    """The masked kernel as it was before issue 26 (signed indices, no look-ahead, one compiled call per
+    piece), kept here so that today's is measured against it in the same run (``masked`` compiles it)."""
+    full = (np.int64(1) << n) - 1
+    if column >= n:
+        return 1
+    free_stack = np.zeros(n + 1, dtype=np.int64)
+    rows_stack = np.zeros(n + 1, dtype=np.int64)
+    diagonal_stack = np.zeros(n + 1, dtype=np.int64)
+    anti_stack = np.zeros(n + 1, dtype=np.int64)
+    rows_stack[column] = rows
+    diagonal_stack[column] = diagonals
+    anti_stack[column] = anti
+    free_stack[column] = allowed[column] & ~(rows | diagonals | anti) & full
+    last = n - 1
+    total = 0
+    depth = column
+    while depth >= column:
+        free = free_stack[depth]
+        if free == 0:
+            depth -= 1
+            continue
+        bit = free & -free
+        free_stack[depth] = free ^ bit
+        if depth == last:
+            total += 1
+            continue
+        r = rows_stack[depth] | bit
+        d = ((diagonal_stack[depth] | bit) << 1) & full
+        a = (anti_stack[depth] | bit) >> 1
+        depth += 1
+        rows_stack[depth] = r
+        diagonal_stack[depth] = d
+        anti_stack[depth] = a
+        free_stack[depth] = allowed[depth] & ~(r | d | a) & full
+    return int(total)
+
+
+def masked(limit: int) -> None:
+    header(
+        f"masked counts: the first {limit} ASP Blocked n-Queens instances with n = 28, today's kernel against before"
+    )
+    import numba
+
     from nqueens_plugins.builtin import bitboard
-    from nqueens_plugins.core.problem import Budget, Problem
+    from nqueens_plugins.builtin.engines import bitboard_kernel
+    from nqueens_plugins.formats import instances
 
-    problem = Problem(n)
-    pieces = bitboard.split(problem, bitboard.split_depth(n))
-    sums, done = bitboard.count_in_processes(problem, pieces, "numba", 2, Budget(None))
-    assert done == len(pieces)
-    return sums[0]
+    before_kernel = numba.njit(nogil=True)(before_masked_count)
+    paths = sorted(ASP.glob("blockedqueens.28.*.param"))[:limit]
+    if not paths:
+        print(f"skipped: no instances in {ASP}")
+        return
+    problems = [instances.load_one(str(path)) for path in paths]
+
+    def before(problem: Any) -> int:
+        allowed = np.asarray(problem.allowed_rows, dtype=np.int64)
+        tasks = bitboard.split(problem, bitboard.split_depth(problem.n))
+        return sum(task[4] * before_kernel(problem.n, allowed, *task[:4]) for task in tasks)
+
+    def now(problem: Any) -> int:
+        tasks = bitboard.split(problem, bitboard.split_depth(problem.n))  # the same pieces
+        return bitboard_kernel.count_tasks(problem.n, problem.allowed_rows, tasks)
+
+    before(problems[0])  # compile the old kernel, load the new one
+    now(problems[0])
+    before_total = now_total = 0.0
+    solutions = 0
+    for problem in problems:
+        old_seconds, old = timed(lambda problem=problem: before(problem))  # type: ignore[misc]
+        new_seconds, new = timed(lambda problem=problem: now(problem))  # type: ignore[misc]
+        assert old == new, (problem.source, old, new)
+        before_total, now_total, solutions = before_total + old_seconds, now_total + new_seconds, solutions + new
+    report(f"before: {len(problems)} instances, one core", before_total, None, note=f"{solutions:,} solutions in all")
+    report("now: the same pieces, one core", now_total, None)
+    report(
+        "now / before (target: 1.3x faster)", now_total / before_total, 1 / 1.3, "x", f"{before_total / now_total:.2f}x"
+    )
 
 
-def main() -> None:
+def small_boards() -> None:
+    header("n <= 12 keeps Takaken's path (method=auto is takaken there); n = 13..15: the cut-over")
+    for n in (8, 10, 12):
+        seconds, result = checked_count("bitboard", n)
+        assert "subtrees" in result.counters, result.counters  # Takaken's pieces: the path of before
+        report(f"bitboard n={n} (auto: takaken, as before)", seconds, None)
+    for n in (13, 14, 15):
+        takaken = min(checked_count("bitboard[method=takaken]", n)[0] for _ in range(5))
+        constellations = min(checked_count("bitboard[method=constellations]", n)[0] for _ in range(5))
+        report(
+            f"bitboard[method=constellations] n={n}, best of 5",
+            constellations,
+            None,
+            note=f"takaken {takaken:.4f} s: {takaken / constellations:.2f}x",
+        )
+
+
+def pure_python() -> None:
     header("pure-Python engine (checked against OEIS)")
     reference, value = timed(lambda: plain_count(14))
     assert value == known_count(14)
     report("reference: textbook pure-Python bit-mask count n=14", reference, None)
-    seconds, result = timed(lambda: count("bitboard[kernel=python]", 14))
+    seconds, _ = checked_count("bitboard[kernel=python]", 14)
+    takaken, _ = checked_count("bitboard[kernel=python,method=takaken]", 14)
     report(
         "bitboard[kernel=python] n=14 (both cores)",
         seconds,
-        None,
-        note=f"{result.solutions:,} verified={result.verified}; {reference / seconds:.1f}x the reference",
+        3.0,
+        note=f"{reference / seconds:.1f}x the reference; method=takaken {takaken:.2f} s",
     )
 
-    header("compiled, both cores: all solutions (A000170)")
-    count("bitboard[kernel=numba]", 12)  # load the kernels once, outside the timings
-    mirror_only(12)
-    sizes = [(14, None), (15, None), (16, 1.0)]
-    sizes += [] if "--skip-17" in sys.argv else [(17, 6.0)]
-    sizes += [(18, 45.0)] if "--with-18" in sys.argv else []
-    for n, limit in sizes:
-        seconds, result = timed(lambda: count("bitboard[kernel=numba]", n))
-        before = ""
-        if n <= 17:
-            old_seconds, old = timed(lambda: mirror_only(n))
-            assert old == known_count(n)
-            before = f"; before (mirror only): {old_seconds:.2f} s, {old_seconds / seconds:.1f}x slower"
-        report(f"bitboard n={n}", seconds, limit, note=f"{result.solutions:,} verified={result.verified}{before}")
 
-    header("compiled, both cores: classes under symmetry (--unique, A002562)")
-    unique_sizes = [(14, 1.5), (15, None), (16, None)] + ([] if "--skip-17" in sys.argv else [(17, 8.0)])
-    for n, limit in unique_sizes:
-        seconds, result = timed(lambda: count("bitboard[kernel=numba]", n, unique=True))
-        report(f"bitboard --unique n={n}", seconds, limit, note=f"{result.solutions:,} verified={result.verified}")
-    print("before this change, --unique listed every solution in pure Python: n = 14 took 15.1 s (issue 11)")
-
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-17", action="store_true", help="only n = 16 beside the yardstick (a minute less)")
+    parser.add_argument("--with-18", action="store_true", help="n = 18 beside takaken and the yardstick (10 min)")
+    parser.add_argument("--with-19", action="store_true", help="n = 19 beside takaken (15-20 min)")
+    parser.add_argument("--with-20", action="store_true", help="n = 20 within 25 minutes (about half an hour)")
+    parser.add_argument("--asp-limit", type=int, default=30, help="ASP n = 28 instances for the masked counts")
+    arguments = parser.parse_args()
+    print(machine())
+    count("bitboard", 12)  # load the kernels once, outside the timings
+    count("bitboard", 14)
+    count("bitboard[method=takaken]", 14)
+    yardstick = Yardstick()
+    yardstick_ratios(yardstick, [16] if arguments.skip_17 else [16, 17])
+    if arguments.with_18:
+        yardstick_ratios(yardstick, [18])
+    if arguments.with_19:
+        header("n = 19: constellations against takaken, both cores (the yardstick would take an hour)")
+        against_takaken(19)
+    if arguments.with_20:
+        header("n = 20, both cores")
+        seconds, result = checked_count("bitboard", 20)
+        report("bitboard n=20 (target: within 25 minutes)", seconds, 25 * 60, note=f"{result.solutions:,}")
+    masked(arguments.asp_limit)
+    small_boards()
+    pure_python()
     header("one core (for the split's gain)")
-    seconds, result = timed(lambda: count("bitboard[kernel=numba,workers=1]", 15))
+    seconds, result = checked_count("bitboard[workers=1]", 15)
     report("bitboard[workers=1] n=15", seconds, None, note=f"{result.solutions:,} verified={result.verified}")
     finish()
 

@@ -8,29 +8,40 @@ squares are one more mask per column (``Problem.allowed_rows``), and-ed in at
 each node, so the same kernel counts completion and blocked instances at the
 same speed per node.
 
-Plain boards (no fixed queens, no blocked squares, n >= 6) are counted once
-per class of the eight symmetries of the square (``symmetry_count.py``,
-Takaken's method): one search, about a third of the full tree, gives both the
-number of solutions (OEIS A000170) and of classes (``--unique``, A002562).
-Other boards use the mirror symmetry where they have it (first queens in the
-top half of the first column, counted twice); the few plain boards below 6 have
-their classes counted by canonical forms.
+Plain boards are counted once per class of the eight symmetries of the square,
+which gives both the number of solutions (OEIS A000170) and of classes
+(``--unique``, A002562) in one search, in one of two ways (``method``):
 
-The search is split by the placements of the first queens into independent
-subtrees, counted by ``workers`` processes (both cores of a 2-core machine by
-default); on a Dask cluster the same subtrees are dealt into pieces that its
-workers count apart (``count_parts``). Each subtree is counted by a compiled kernel when numba is installed
-(``pip install 'nqueens-plugins[fast]'``) and by a pure-Python recursion
-otherwise; ``kernel=python|numba`` forces one. The budget is polled between
-subtrees.
+* ``constellations`` (``engines/constellations.py``): the queens of the border
+  (first and last rows and columns) are placed first, one *start
+  constellation* per class kept with its weight, and each one's completions
+  counted apart (Preußer and Engelhardt's method, the Q27 project's). About
+  twice as fast as ``takaken`` per core from n = 14 on; the constellations are
+  the count's pieces.
+* ``takaken`` (``engines/symmetry_count.py``): Takaken's method, the first
+  queens' rows bounded so that each class is met once; fastest below n = 14.
+
+``auto`` (the default) takes ``constellations`` from n = ``CONSTELLATIONS_FROM``
+on, whatever the engine, so a count is split the same way in every run. Other
+boards use the mirror symmetry where they have it (first queens in the top half
+of the first column, counted twice); the few plain boards below 6 have their
+classes counted by canonical forms.
+
+The pieces (constellations, or subtrees below the first queens) are counted by
+``workers`` processes (both cores of a 2-core machine by default); on a Dask
+cluster, or with ``--progress``, they are dealt into pieces that workers count
+apart (``count_parts``). Each is counted by a compiled kernel when numba is
+installed (``pip install 'nqueens-plugins[fast]'``) and by a pure-Python
+search otherwise; ``kernel=python|numba`` forces one. The budget is polled
+between pieces.
 
 ``solve`` (one solution) runs the same bit-mask search as ``backtracking``.
 
-Counts: one **iteration** of a count is one subtree counted; a plain count also
-reports ``classes_2``, ``classes_4``, ``classes_8``: the classes whose solutions
-have 2, 4 or 8 distinct images. For ``solve``, as
-for backtracking: a **move** is a queen placed and an **iteration** a queen
-placed or taken back.
+Counts: one **iteration** of a count is one piece counted (a constellation or a
+subtree); a plain count also reports ``classes_2``, ``classes_4``,
+``classes_8``: the classes whose solutions have 2, 4 or 8 distinct images. For
+``solve``, as for backtracking: a **move** is a queen placed and an
+**iteration** a queen placed or taken back.
 """
 
 from __future__ import annotations
@@ -43,7 +54,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.builtin.backtracking import backtrack
-from nqueens_plugins.builtin.engines import symmetry_count
+from nqueens_plugins.builtin.engines import constellations, symmetry_count
 from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.core.hookspecs import hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status
@@ -54,19 +65,22 @@ if TYPE_CHECKING:
 
 CHUNKS_PER_WORKER = 16
 PARTS = 64  # pieces of a count on a cluster (count_parts): enough to keep many workers busy to the end
+LONG_COUNT_PARTS = 256  # from n = 18 (minutes and more): pieces of seconds, for large clusters and resuming
 MAX_N = 62  # rows must fit a 64-bit word in the compiled kernel
 SPLIT_DEPTH = 3  # columns placed before subtrees are handed out (fewer for small n; one more by symmetry)
-BATCH = 64  # subtrees counted between two polls of the budget in one process
+BATCH = 64  # pieces counted between two polls of the budget in one process (fewer for large constellations)
+CONSTELLATIONS_FROM = 14  # method=auto counts plain boards by constellations from here (benchmarks/counting.py)
+METHODS = ("auto", "constellations", "takaken")
 
 Task = tuple[int, int, int, int, int, tuple[int, ...]]  # rows, diagonals, anti, next column, weight, rows so far
 
 
-# Solutions the compiled kernel counts per second on 2 cores, roughly, for ``count_seconds``
-# (benchmarks/counting.py measures the real figure); work grows with the number of solutions.
-SOLUTIONS_PER_SECOND = 1.05e7
+# Solutions the compiled kernels count per second on 2 cores, roughly, for ``count_seconds``
+# (benchmarks/counting.py measures the real figures); work grows with the number of solutions.
+SOLUTIONS_PER_SECOND = {"takaken": 1.05e7, "constellations": 2.0e7}
 
 
-def estimate_count_seconds(n: int) -> float:
+def estimate_count_seconds(n: int, method: str = "constellations") -> float:
     """A rough time to count n with the compiled kernel on this kind of machine."""
     from nqueens_plugins.core.verify import A000170
 
@@ -74,7 +88,7 @@ def estimate_count_seconds(n: int) -> float:
         solutions = float(A000170[n])
     else:  # beyond OEIS: the count grows about 10.5x per step of n around n = 27
         solutions = A000170[-1] * 10.5 ** (n - len(A000170) + 1)
-    return solutions / SOLUTIONS_PER_SECOND
+    return solutions / SOLUTIONS_PER_SECOND.get(method, SOLUTIONS_PER_SECOND["takaken"])
 
 
 def split(problem: Problem, depth: int) -> list[Task]:
@@ -143,15 +157,6 @@ def count_python(n: int, allowed: list[int], rows: int, diagonals: int, anti: in
     return count(rows, diagonals, anti, column)
 
 
-def count_task(n: int, allowed: list[int], task: Task, kernel: str) -> int:
-    rows, diagonals, anti, column, weight, _ = task
-    if kernel == "numba":
-        from nqueens_plugins.builtin.engines import bitboard_kernel
-
-        return weight * bitboard_kernel.count(n, allowed, rows, diagonals, anti, column)
-    return weight * count_python(n, allowed, rows, diagonals, anti, column)
-
-
 # --- unique counting (A002562) -------------------------------------------------
 
 
@@ -206,34 +211,72 @@ def split_depth(n: int) -> int:
 
 
 def symmetric_split(problem: Problem) -> bool:
-    """Whether the count runs once per class of the eight symmetries (``symmetry_count``)."""
+    """Whether the count runs once per class of the eight symmetries (constellations or Takaken's)."""
     return problem.is_plain and problem.n >= symmetry_count.MIN_N
 
 
-def plan(problem: Problem) -> list[Any]:
-    """The independent subtrees of a count: ``symmetry_count.Subtree`` or mirror ``Task`` tuples."""
-    if symmetric_split(problem):
+def way_of(problem: Problem, options: Mapping[str, Any]) -> str:
+    """How this count is split: "constellations", "takaken" (both once per class) or "mirror".
+
+    ``method=auto`` depends on n alone, never on the engine, so that a count is
+    split the same way in every run (``count --resume`` relies on it).
+    """
+    if not symmetric_split(problem):
+        return "mirror"
+    method = options.get("method", "auto")
+    if method == "auto":
+        return "constellations" if problem.n >= CONSTELLATIONS_FROM else "takaken"
+    return str(method)
+
+
+def plan(problem: Problem, way: str) -> list[Any]:
+    """The independent pieces of a count: constellations, ``symmetry_count.Subtree`` or mirror ``Task`` tuples."""
+    if way == "constellations":
+        return list(constellations.generate(problem.n))
+    if way == "takaken":
         return list(symmetry_count.subtrees(problem.n, split_depth(problem.n) + 1))
     return split(problem, split_depth(problem.n))
 
 
-def count_pieces(problem: Problem, pieces: list[Any], kernel: str) -> tuple[int, int, int, int]:
+def batch_size(problem: Problem, way: str) -> int:
+    """Pieces counted between two polls of the budget: constellations grow about 7x per step of n, so
+    fewer of them at a time as n grows (a poll every few tenths of a second at most)."""
+    if way == "constellations":
+        return max(1, BATCH >> max(0, problem.n - 14))
+    return BATCH
+
+
+def count_pieces(problem: Problem, way: str, pieces: list[Any], kernel: str) -> tuple[int, int, int, int]:
     """(weighted solutions, classes of 2, of 4, of 8) below ``pieces``; classes are 0 for mirror tasks."""
     n = problem.n
-    if pieces and isinstance(pieces[0], symmetry_count.Subtree):
-        if kernel == "numba":
+    if way in ("constellations", "takaken"):
+        if way == "constellations" and kernel == "numba":
+            from nqueens_plugins.builtin.engines import constellation_kernel
+
+            c2, c4, c8 = constellation_kernel.count(n, pieces)
+        elif way == "constellations":
+            c2, c4, c8 = constellations.count_python(n, pieces)
+        elif kernel == "numba":
             from nqueens_plugins.builtin.engines import bitboard_kernel
 
             c2, c4, c8 = bitboard_kernel.count_classes(n, pieces)
         else:
             c2, c4, c8 = symmetry_count.count_python(n, pieces)
         return 2 * c2 + 4 * c4 + 8 * c8, c2, c4, c8
-    allowed: Any = list(problem.allowed_rows)
     if kernel == "numba":
-        import numpy as np
+        from nqueens_plugins.builtin.engines import bitboard_kernel
 
-        allowed = np.asarray(allowed, dtype=np.int64)  # converted once per batch
-    return sum(count_task(n, allowed, task, kernel) for task in pieces), 0, 0, 0
+        return bitboard_kernel.count_tasks(n, problem.allowed_rows, pieces), 0, 0, 0
+    allowed = list(problem.allowed_rows)
+    return sum(task[4] * count_python(n, allowed, *task[:4]) for task in pieces), 0, 0, 0
+
+
+def piece_counters(way: str, counted: int, sums: list[int]) -> dict[str, int]:
+    """The counters of a count or of one of its pieces: what was counted, and the classes by size."""
+    counters = {"constellations" if way == "constellations" else "subtrees": counted}
+    if way != "mirror":
+        counters |= {"classes_2": sums[1], "classes_4": sums[2], "classes_8": sums[3]}
+    return counters
 
 
 class Bitboard(Solver):
@@ -246,8 +289,16 @@ class Bitboard(Solver):
     traces = True  # solve is backtrack(), which traces
     max_n = MAX_N
     options = (
-        kernel_option("subtree counter"),
+        kernel_option("piece counter"),
         Option("workers", int, 0, "processes for counting; 0 means one per core", minimum=0),
+        Option(
+            "method",
+            str,
+            "auto",
+            "plain boards: start constellations (the border first) or Takaken's; auto: "
+            f"constellations from n = {CONSTELLATIONS_FROM}",
+            choices=METHODS,
+        ),
     )
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
@@ -258,20 +309,29 @@ class Bitboard(Solver):
 
     def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
         """A rough time for a plain board with the compiled kernel (None otherwise: it depends on the instance)."""
-        return estimate_count_seconds(problem.n) if problem.is_plain and use_numba(options) else None
+        if not problem.is_plain or not use_numba(options):
+            return None
+        return estimate_count_seconds(problem.n, way_of(problem, options))
 
     def preparation(self, problem: Problem, options: Mapping[str, Any]) -> str:
-        """ "numba" where a count would use the compiled kernels, else "python": a small count in a fresh
-        worker never waits for numba to load (0.7 s to import, 0.7 s more for the kernels, here)."""
-        return chunk_kernel(problem.n, options)
+        """What a first count in a fresh worker needs loaded: "python" (nothing: a small count never waits
+        for numba, 0.7 s to import here), "constellations" (that compiled counter) or "numba" (the others)."""
+        kernel = chunk_kernel(problem.n, options)
+        if kernel == "numba" and way_of(problem, options) == "constellations":
+            return "constellations"
+        return kernel
 
     def warm_up(self, options: Mapping[str, Any], preparation: str = "numba") -> None:
-        """The default warm-up, and for "numba" both compiled counters (the symmetric one and the masked one)."""
+        """The default warm-up, then the compiled counters ``preparation`` names (loaded from numba's cache)."""
         super().warm_up(options)
-        if preparation == "numba" and use_numba(options):
-            small = Problem(8)
-            count_pieces(small, plan(small), "numba")
-            count_pieces(small, split(small, 1), "numba")
+        if not use_numba(options) or preparation == "python":
+            return
+        small = Problem(8)
+        if preparation == "constellations":
+            count_pieces(small, "constellations", plan(small, "constellations"), "numba")
+        else:
+            count_pieces(small, "takaken", plan(small, "takaken"), "numba")
+            count_pieces(small, "mirror", split(small, 1), "numba")
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         found = backtrack(problem, budget, first=True)
@@ -289,49 +349,57 @@ class Bitboard(Solver):
             status = Status.SOLVED if finished else Status.TIMED_OUT
             return Count(status, total, True, len(tasks), {"subtrees": len(tasks)})
         kernel = chunk_kernel(n, options)
-        pieces = plan(problem)
+        way = way_of(problem, options)
+        pieces = plan(problem, way)
         workers = options["workers"] or os.cpu_count() or 1
         if len(pieces) < 2 or n < 12:
             workers = 1  # starting processes costs more than these small counts
         if workers == 1:
-            sums, done = count_in_batches(problem, pieces, kernel, budget)
+            sums, done = count_in_batches(problem, way, pieces, kernel, budget)
         else:
-            sums, done = count_in_processes(problem, pieces, kernel, workers, budget)
+            sums, done = count_in_processes(problem, way, pieces, kernel, workers, budget)
         status = Status.SOLVED if done == len(pieces) else Status.TIMED_OUT
-        counters = {"subtrees": len(pieces), "workers": workers, "kernel_numba": int(kernel == "numba")}
-        if symmetric_split(problem):
-            counters |= {"classes_2": sums[1], "classes_4": sums[2], "classes_8": sums[3]}
+        counters = piece_counters(way, len(pieces), sums) | {"workers": workers, "kernel_numba": int(kernel == "numba")}
         solutions = sum(sums[1:]) if unique else sums[0]
         return Count(status, solutions, unique, done, counters)
 
     def count_parts(self, problem: Problem, options: Mapping[str, Any], unique: bool) -> list[Any] | None:
-        """The same subtrees as a local count, dealt into ``PARTS`` interleaved pieces (large and
-        small subtrees mixed, so the pieces take about as long)."""
+        """The same pieces as a local count, dealt into ``PARTS`` interleaved parts (large and small
+        pieces mixed, so the parts take about as long). The same list in the same order in every run
+        for the same n and options; a constellations part carries its index in the list."""
         if problem.n < 12 or problem.contradiction() is not None or (unique and not symmetric_split(problem)):
             return None
-        pieces = plan(problem)
-        parts = min(len(pieces), PARTS)
+        way = way_of(problem, options)
+        parts = LONG_COUNT_PARTS if problem.n >= 18 else PARTS
+        if way == "constellations":
+            return list(constellations.pieces(problem.n, parts))
+        pieces = plan(problem, way)
+        parts = min(len(pieces), parts)
         return [pieces[i::parts] for i in range(parts)]
 
     def count_part(
         self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any
     ) -> Count:
-        sums, done = count_in_batches(problem, part, chunk_kernel(problem.n, options), budget)
-        status = Status.SOLVED if done == len(part) else Status.TIMED_OUT
-        counters = {"subtrees": done}
-        if symmetric_split(problem):
-            counters |= {"classes_2": sums[1], "classes_4": sums[2], "classes_8": sums[3]}
-        return Count(status, sum(sums[1:]) if unique else sums[0], unique, done, counters)
+        if isinstance(part, constellations.Piece):
+            way, pieces = "constellations", list(part.constellations)
+        else:
+            way, pieces = way_of(problem, options), part
+        sums, done = count_in_batches(problem, way, pieces, chunk_kernel(problem.n, options), budget)
+        status = Status.SOLVED if done == len(pieces) else Status.TIMED_OUT
+        return Count(status, sum(sums[1:]) if unique else sums[0], unique, done, piece_counters(way, done, sums))
 
 
-def count_in_batches(problem: Problem, pieces: list[Any], kernel: str, budget: Budget) -> tuple[list[int], int]:
-    """``count_pieces`` in this process, polling the budget between batches; (sums, subtrees done)."""
+def count_in_batches(
+    problem: Problem, way: str, pieces: list[Any], kernel: str, budget: Budget
+) -> tuple[list[int], int]:
+    """``count_pieces`` in this process, polling the budget between batches; (sums, pieces done)."""
     sums, done = [0, 0, 0, 0], 0
-    for index in range(0, len(pieces), BATCH):
+    size = batch_size(problem, way)
+    for index in range(0, len(pieces), size):
         if budget.out_of_time():
             break
-        batch = pieces[index : index + BATCH]
-        sums = [a + b for a, b in zip(sums, count_pieces(problem, batch, kernel))]
+        batch = pieces[index : index + size]
+        sums = [a + b for a, b in zip(sums, count_pieces(problem, way, batch, kernel))]
         done += len(batch)
     return sums, done
 
@@ -341,20 +409,23 @@ def chunk_kernel(n: int, options: Mapping[str, Any]) -> str:
 
 
 def count_in_processes(
-    problem: Problem, pieces: list[Any], kernel: str, workers: int, budget: Budget
+    problem: Problem, way: str, pieces: list[Any], kernel: str, workers: int, budget: Budget
 ) -> tuple[list[int], int]:
-    """Count the subtrees in a process pool; (sums as ``count_pieces``, subtrees done). Stops when the budget runs out."""
+    """Count the pieces in a process pool; (sums as ``count_pieces``, pieces done). Stops when the budget runs out."""
     sums = [0, 0, 0, 0]
     done = 0
     chunk_count = min(len(pieces), workers * CHUNKS_PER_WORKER)
-    # Interleaved chunks mix large and small subtrees, so the cores finish together.
+    # Interleaved chunks mix large and small pieces, so the cores finish together.
     chunks = [pieces[i::chunk_count] for i in range(chunk_count)]
     if kernel == "numba":  # load the compiled kernel here (if warm_up did not): forked processes then start with it
-        count_pieces(problem, pieces[:1], kernel)
+        if way == "constellations":  # a small board's: the first of this one may take a while
+            count_pieces(Problem(8), way, list(constellations.generate(8)[:1]), kernel)
+        else:
+            count_pieces(problem, way, pieces[:1], kernel)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
     try:
         pending: dict[Future[tuple[int, int, int, int]], int] = {
-            pool.submit(count_pieces, problem, chunk, kernel): len(chunk) for chunk in chunks
+            pool.submit(count_pieces, problem, way, chunk, kernel): len(chunk) for chunk in chunks
         }
         waiting = set(pending)
         while waiting:
