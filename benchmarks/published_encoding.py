@@ -4,7 +4,8 @@
 Issue 25 asks ``pysat[solver=lingeling]`` to stay within 3x of lingeling's published time on every
 ASP Blocked n-Queens instance, "to show the encoding is as good as the one the published figures
 used". That run used CSPLib's ``blockedqueens2dimacs.py``: Klieber and Kwon's commander encoding
-(groups of three), which ``pysat[amo=commander]`` poses clause for clause (a test checks it). So
+(groups of three), which ``pysat[amo=commander]`` poses clause for clause (a test checks it, with
+each variable named by what it stands for). So
 this script runs python-sat's lingeling, through the plugin and one run at a time, on both CNFs of
 a sample of the 400 instances (every K-th by published time, easiest to hardest) and prints, per
 encoding: the time against the published one, and the conflicts against the published ones.
@@ -61,7 +62,7 @@ def main() -> None:
             f"{(f'{s:.2f}' if s is not None else 'timeout'):>12} / {c if c is not None else '-':>11}"
             for s, c in cells.values()
         )
-        print(f"{name:<36} {published[name][1]:>7.2f} / {conflicts[name]:>6} {shown}", flush=True)
+        print(f"{name:<36} {published[name][1]:>7.2f} / {conflicts.get(name, 0):>6} {shown}", flush=True)
 
     def par2(seconds: float | None) -> float:
         return 2 * arguments.limit if seconds is None else seconds
@@ -74,7 +75,8 @@ def main() -> None:
         report(f"{amo}: total (PAR-2) over the published total", total / total_published, None, "x")
         report(f"{amo}: median ratio to the published time", statistics.median(ratios), None, "x")
         worst = max(range(len(rows)), key=lambda k: ratios[k])
-        report(f"{amo}: worst ratio ({rows[worst][0]})", ratios[worst], 3.0, "x")
+        # The issue's 3x bound is on the plugin's default CNF; the published CNF is here for comparison.
+        report(f"{amo}: worst ratio ({rows[worst][0]})", ratios[worst], 3.0 if amo == "pairwise" else None, "x")
     both = [(name, cells) for name, cells in rows if all(cells[amo][0] is not None for amo in ENCODINGS)]
     if both:
         pairwise = sum(cells["pairwise"][0] for _, cells in both)
@@ -89,7 +91,10 @@ def main() -> None:
         rates = [
             (cells["commander"][1] / cells["commander"][0]) / (conflicts[name] / published[name][1])
             for name, cells in both
-            if cells["commander"][1] and cells["commander"][0] > 0.5 and published[name][1] > 0.5
+            if cells["commander"][1]
+            and cells["commander"][0] > 0.5
+            and published[name][1] > 0.5
+            and conflicts.get(name)
         ]
         if rates:
             report(
@@ -100,11 +105,17 @@ def main() -> None:
                 note="the solver build and the machine, apart from the encoding",
             )
         needed = [
-            cells["commander"][1] / conflicts[name] for name, cells in both if cells["commander"][1] and conflicts[name]
+            cells["commander"][1] / conflicts[name]
+            for name, cells in both
+            if cells["commander"][1] and conflicts.get(name)
         ]
-        report(
-            "conflicts needed here over the published run's, same CNF (median)", statistics.median(needed), None, "x"
-        )
+        if needed:
+            report(
+                "conflicts needed here over the published run's, same CNF (median)",
+                statistics.median(needed),
+                None,
+                "x",
+            )
     finish()
 
 

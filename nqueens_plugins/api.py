@@ -241,6 +241,10 @@ def count(
     timeout = inputs.time_limit(timeout)
     if resume and out is None:
         raise BadInput("resume continues the count kept in out: give out too")
+    if out is not None:
+        from nqueens_plugins.formats.count_pieces import check_pieces_file
+
+        check_pieces_file(Path(out), resume)  # before any work, like every --out
     if not isolate:
         if out is not None:
             raise BadInput("a count kept piece by piece in out runs isolated: leave isolate on")
@@ -488,22 +492,32 @@ def summary(records: str | Path | Iterable[Mapping[str, Any]], baseline: str | N
     interval, Mann-Whitney U; needs scipy). ``records`` is a results file or what ``compare`` returned.
     A notebook shows it as tables; ``summary(...).figure()`` is the ``nqueens plot`` figure.
     """
+    from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
 
-    groups, notes = group_runs(read_records_of(records))
+    if baseline is not None:
+        require_scipy("a baseline")
+    warnings: list[str] = []
+    groups, notes = group_runs(read_records_of(records, warnings))
     if not groups:
         raise BadInput("no runs to summarise")
     against = baseline_rows(groups, baseline) if baseline is not None else []
-    return Summary(summary_rows(groups), baseline, against, notes, groups)
+    return Summary(summary_rows(groups), baseline, against, warnings + notes, groups)
 
 
-def read_records_of(records: str | Path | Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
-    """The run records of a results file (each with its time limit), or the given records as they are."""
+def read_records_of(
+    records: str | Path | Iterable[Mapping[str, Any]], warnings: list[str] | None = None
+) -> Iterable[Mapping[str, Any]]:
+    """The run records of a results file (each with its time limit), or the given records as they are;
+    ``warnings`` hears what the file reader skipped (a line cut short, a line that is not a record)."""
     if isinstance(records, (str, Path)):
         from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
 
         loaded = Loaded()
-        return list(with_time_limits(scan_records(Path(records), loaded), loaded))
+        read = list(with_time_limits(scan_records(Path(records), loaded), loaded))
+        if warnings is not None:
+            warnings.extend(loaded.warnings)
+        return read
     return records
 
 

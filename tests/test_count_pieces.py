@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput
+from nqueens_plugins import BadInput, Count, Outcome, Solver, Status
 from nqueens_plugins.formats.count_pieces import read
 
 # A counting solver whose 24 pieces take 0.15 s each, defined in __main__ and registered in session:
@@ -67,22 +67,48 @@ def test_a_killed_count_resumes_and_loses_only_the_pieces_in_flight(tmp_path: Pa
     )
     assert done.returncode == 0, done.stderr
     solutions, verified, resumed = done.stdout.split()
-    assert (solutions, verified) == ("4", "True") and int(resumed) >= len(finished)
+    assert (solutions, verified) == ("4", "True") and int(resumed) == len(finished)
     _, finished = read(out)
     assert sorted(finished) == list(range(24))  # every piece once
 
 
+def slow_pieces_solver() -> Solver:
+    """SLOW_COUNTER's solver, made here (a class no worker can import: it travels by value)."""
+
+    class SlowPieces(Solver):
+        name = "slow-pieces"
+        summary = "Counts n = 6 in 24 slow pieces."
+        complete = True
+        can_count = True
+
+        def solve(self, problem, rng, budget, options):
+            return Outcome(Status.GAVE_UP)
+
+        def count(self, problem, budget, options, unique):
+            return Count(Status.SOLVED, 4)
+
+        def count_parts(self, problem, options, unique):
+            return list(range(24))
+
+        def count_part(self, problem, budget, options, unique, part):
+            time.sleep(0.15)
+            return Count(Status.SOLVED, 1 if part % 6 == 0 else 0, iterations=1)
+
+    return SlowPieces()
+
+
 def test_a_count_stopped_by_its_time_limit_resumes_to_the_oeis_total(tmp_path: Path) -> None:
+    """24 pieces of 0.15 s each cannot all be counted in 1 s on two workers (3.6 s of sleeping)."""
     out = tmp_path / "pieces.jsonl"
-    spec = "bitboard[kernel=python,workers=1]"
-    stopped = nq.count(spec, 13, out=out, timeout=0.3)
+    nq.register(slow_pieces_solver())
+    stopped = nq.count("slow-pieces", 6, out=out, timeout=1.0)
     header, finished = read(out)
-    assert header["n"] == 13 and header["pieces"] == stopped.counters["parts"]
-    assert stopped.counters["parts_counted"] == len(finished)
-    resumed = nq.count(spec, 13, out=out, resume=True)
-    assert resumed.solutions == 73_712 and resumed.verified is True
+    assert stopped.status is Status.TIMED_OUT and header["pieces"] == stopped.counters["parts"] == 24
+    assert stopped.counters["parts_counted"] == len(finished) < 24
+    resumed = nq.count("slow-pieces", 6, out=out, resume=True)
+    assert resumed.solutions == 4 and resumed.verified is True
     assert resumed.counters["parts_resumed"] == len(finished)
-    assert resumed.counters["parts_counted"] == resumed.counters["parts"]
+    assert resumed.counters["parts_counted"] == 24 and sorted(read(out)[1]) == list(range(24))
 
 
 def test_a_line_cut_short_by_a_kill_is_left_behind(tmp_path: Path) -> None:
@@ -135,5 +161,7 @@ def test_what_cannot_be_kept_or_resumed_is_one_line(run_cli, tmp_path: Path) -> 
     ):
         code, _, err = run_cli("count", *args)
         assert code == 2 and words in err and err.count("\n") == 1, (args, err)
+    deep = tmp_path / "new" / "folder" / "pieces.jsonl"  # its folders are made, as for every --out
+    assert nq.count("bitboard", 12, out=deep).verified is True and read(deep)[0]["n"] == 12
     with pytest.raises(BadInput, match="leave isolate on"):
         nq.count("bitboard", 8, out=tmp_path / "x.jsonl", isolate=False)

@@ -332,38 +332,38 @@ def test_the_workers_own_failure_goes_to_a_log_the_record_names(tmp_path: Path) 
 
 
 def test_a_worker_whose_service_is_gone_ends_quietly_and_leaves_no_log(tmp_path: Path) -> None:
-    """The command is killed while its worker runs: the worker finishes, finds the pipe broken and ends,
-    writing no traceback file into the temp folder (that is not a failure of the worker)."""
-    script = tmp_path / "killed.py"
-    script.write_text(
-        "import time\n"
-        "import nqueens_plugins as nq\n"
-        "from nqueens_plugins import Outcome, Solver, Status\n"
-        "class Slow(Solver):\n"
-        "    name = 'slow'\n"
-        "    summary = 'Answers after a second.'\n"
-        "    def solve(self, problem, rng, budget, options):\n"
-        "        if problem.n > 4:\n"
-        "            print('started', flush=True)\n"
-        "            time.sleep(1)\n"
-        "        return Outcome(Status.GAVE_UP)\n"
-        "nq.register(Slow())\n"
-        "nq.solve('slow', 8, timeout=30)\n"
+    """The service stops listening (its command was killed) while its worker holds a task: the worker
+    finds the pipe broken at its next message and ends with status 0, writing no traceback file (that
+    is not a failure of the worker's own). Its parent here is this test, which stays alive, so no
+    orphan watch ends it first."""
+    from multiprocessing.connection import Connection
+
+    import cloudpickle
+
+    to_child_read, to_child_write = os.pipe()
+    from_child_read, from_child_write = os.pipe()
+    log = tmp_path / "worker.log"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "nqueens_plugins.execution.worker"]
+        + [str(to_child_read), str(from_child_write), str(os.getpid()), str(log)],
+        pass_fds=(to_child_read, from_child_write),
+        start_new_session=True,
     )
-    command = subprocess.Popen([sys.executable, str(script)], env={**os.environ, "TMPDIR": str(tmp_path)})
-    workers: list[int] = []
-    deadline = time.monotonic() + 60
-    while not workers and time.monotonic() < deadline:
-        workers = descendants_of(command.pid)
-        time.sleep(0.05)
-    time.sleep(0.3)  # in its solve by now (preparing took the 4x4 warm-up only)
-    command.kill()
-    command.wait()
-    deadline = time.monotonic() + 30
-    while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert workers and not any(Path(f"/proc/{pid}").exists() for pid in workers)
-    assert not list(tmp_path.glob("nqueens-worker-*.log"))
+    os.close(to_child_read)
+    os.close(from_child_write)
+    sender, receiver = Connection(to_child_write, readable=False), Connection(from_child_read, writable=False)
+    try:
+        assert receiver.poll(60) and receiver.recv() == ("ready",)
+        receiver.close()  # the service is gone: nobody reads what the worker says next
+        variant = host.registry().variant("min-conflicts")
+        sender.send_bytes(cloudpickle.dumps(Task.solve(variant, make_problem(8), timeout=5)))
+        assert worker.wait(timeout=60) == 0
+    finally:
+        sender.close()
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+    assert not log.exists()
 
 
 def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: Path) -> None:

@@ -344,3 +344,5 @@ def test_without_scipy_the_baseline_says_what_to_install(
     code, _, err = run_cli("report", str(results), "--baseline", "a")
     # The hint names what to install, not an extra of a project no package index has.
     assert code == 2 and "pip install 'matplotlib>=3.8' 'scipy>=1.11'" in err and err.count("\n") == 1
+    with pytest.raises(nq.BadInput, match="scipy"):
+        nq.summary(results, baseline="a")

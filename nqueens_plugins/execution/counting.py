@@ -47,6 +47,11 @@ def count_in_parts(
     ((_, plan),) = executor.map([replace(task, kind=TaskKind.COUNT_PLAN)])
     assert isinstance(plan, Executed)
     parts = plan.outcome
+    if plan.error is not None and out is not None:
+        # Kept piece by piece, a count must be split the same way every run: a split that failed
+        # (out of time, a bug) ends the count rather than keep it in one piece the next run would not know.
+        failed = Executed(None, plan.seconds, f"splitting the count into pieces failed: {plan.error}", plan.status)
+        return judge_count(task.variant, task.problem, task.unique, failed)
     whole = plan.error is not None or not isinstance(parts, list) or not parts
     pieces = None
     if out is not None:
@@ -161,7 +166,7 @@ def count_pieces(
         if close is not None:
             close()  # stops the pieces still running (a generator's cleanup kills their workers)
     whole = {**counters, "parts": len(parts), "parts_counted": len(finished) + finished_here}
-    if finished:
+    if pieces is not None:
         whole["parts_resumed"] = len(finished)
     combined = Count(status, total, task.unique, iterations, whole)
     # The count's own time: its plan, then its pieces' wall time less the longest preparation among them.

@@ -215,7 +215,8 @@ class WorkerProcess:
     def submit(self, task: Task) -> None:
         # cloudpickle sends a solver class defined in __main__ (nq.register from a notebook) whole,
         # and every importable one by reference, as pickle does; the worker unpickles with pickle.
-        self.sender.send_bytes(cloudpickle.dumps(task))
+        message = cloudpickle.dumps(task)  # first: a task that cannot be pickled leaves the worker as it was
+        self.sender.send_bytes(message)
         self.plugin = plugin_of(task)
         self.tasks.append(task)
         if len(self.tasks) == 1:
@@ -327,6 +328,7 @@ class LocalExecutor(Executor):
         self.jobs = max(1, jobs or cores)
         self.idle: list[WorkerProcess] = []
         self.unprepared: dict[str, Executed] = {}  # variant name -> its preparation's failure, in this call
+        self.unsent: list[tuple[Task, Executed]] = []  # tasks that could not be pickled, with that failure
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
         for task, executed, wall in self.execute(tasks):
@@ -337,6 +339,7 @@ class LocalExecutor(Executor):
         pending = deque(tasks)
         busy: dict[Connection, WorkerProcess] = {}
         self.unprepared.clear()
+        self.unsent.clear()
         try:
             while pending or busy:
                 if self.unprepared:
@@ -344,6 +347,11 @@ class LocalExecutor(Executor):
                     if not (pending or busy):
                         break
                 self.fill(pending, busy)
+                while self.unsent:
+                    task, failure = self.unsent.pop()
+                    yield task, failure, None
+                if not busy:
+                    continue
                 deadline = min(worker.deadline() for worker in busy.values())
                 # Wake at least every DEATH_CHECK seconds: a worker's death is noticed even when
                 # no end-of-pipe comes (a process the plugin forked holds the pipe open).
@@ -378,6 +386,8 @@ class LocalExecutor(Executor):
             worker, first = self.next_assignment(pending, busy)
             if self.send(worker, pending, first):
                 busy[worker.receiver] = worker
+            elif worker.alive and not worker.tasks:
+                self.idle.append(worker)  # only its task could not be sent (pickled); the worker is fine
         for worker in busy.values():
             while len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive:
                 index = first_served(worker, pending)
@@ -399,11 +409,18 @@ class LocalExecutor(Executor):
             self.idle.pop(0).kill()
         return WorkerProcess(), 0
 
-    @staticmethod
-    def send(worker: WorkerProcess, pending: deque[Task], index: int = 0) -> bool:
+    def send(self, worker: WorkerProcess, pending: deque[Task], index: int = 0) -> bool:
+        """Hand ``pending[index]`` to ``worker``. A task that cannot be pickled (a solver given an open file
+        or a lock after it was registered) leaves ``pending`` as an error of its own (``unsent``)."""
         try:
             worker.submit(pending[index])
         except OSError:
+            return False
+        except Exception as exc:  # noqa: BLE001 - pickling plugin objects may raise anything
+            task = pending[index]
+            del pending[index]
+            why = f"cannot be sent to a worker process ({type(exc).__name__}: {exc})"
+            self.unsent.append((task, Executed(None, 0.0, why, status=Status.ERROR)))
             return False
         del pending[index]
         return True

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Count, Problem
+from nqueens_plugins.formats.inputs import check_writable
 
 FORMAT = "nqueens-count-pieces"
 VERSION = 1
@@ -60,6 +61,7 @@ class PiecesFile:
         """Start ``path`` for this count, or (``resume``) continue it: BadInput, one line, if it holds
         something else or cannot be written."""
         path = Path(path)
+        check_pieces_file(path, resume)
         header = {
             "type": "header",
             "format": FORMAT,
@@ -72,13 +74,7 @@ class PiecesFile:
             "pieces": len(parts),
             "fingerprint": plan_fingerprint(parts),
         }
-        exists = path.exists() and path.is_file() and path.stat().st_size > 0
-        if path.exists() and not path.is_file():
-            raise BadInput(f"{str(path)!r} is not a regular file")
-        if exists and not resume:
-            raise BadInput(
-                f"{str(path)!r} already exists: add --resume to continue that count, or choose another --out"
-            )
+        exists = path.is_file() and path.stat().st_size > 0
         pieces = cls(path)
         if exists:
             written, pieces.finished = read(path)
@@ -125,6 +121,20 @@ class PiecesFile:
         if self.handle is not None:
             self.handle.close()
             self.handle = None
+
+
+def check_pieces_file(path: Path, resume: bool) -> None:
+    """Refuse, before any work, a pieces file that cannot be written or would be overwritten (its
+    missing folders are made, as for every ``--out``); on resume, one that is not a pieces file."""
+    if path.exists() and not path.is_file():
+        raise BadInput(f"{str(path)!r} is not a regular file")
+    check_writable(path)
+    if path.is_file() and path.stat().st_size > 0:
+        if not resume:
+            raise BadInput(
+                f"{str(path)!r} already exists: add --resume to continue that count, or choose another --out"
+            )
+        read(path)
 
 
 def read(path: Path) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:

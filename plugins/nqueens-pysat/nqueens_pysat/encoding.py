@@ -65,7 +65,9 @@ def var(n: int, column: int, row: int) -> int:
 
 
 def lines(problem: Problem) -> Iterator[tuple[str, list[int]]]:
-    """(kind, variables of the open squares) of every column, row, diagonal and anti-diagonal."""
+    """(kind, variables of the open squares) of every column, row, diagonal and anti-diagonal, each line's
+    squares in row order (then column order), as the published script lists them: an encoding that groups
+    a line's squares (commander) then groups them as it did."""
     n = problem.n
     blocked = problem.blocked
 
@@ -76,8 +78,11 @@ def lines(problem: Problem) -> Iterator[tuple[str, list[int]]]:
         yield "column", open_squares((c, r) for r in range(n))
     for r in range(n):
         yield "row", open_squares((c, r) for c in range(n))
-    for total in range(2 * n - 1):  # c + r constant
-        yield "diagonal", open_squares((c, total - c) for c in range(max(0, total - n + 1), min(n, total + 1)))
+    for total in range(2 * n - 1):  # c + r constant; row by row, as blockedqueens2dimacs.py lists them
+        yield (
+            "diagonal",
+            open_squares((c, total - c) for c in reversed(range(max(0, total - n + 1), min(n, total + 1)))),
+        )
     for difference in range(-n + 1, n):  # r - c constant
         yield "diagonal", open_squares((c, c + difference) for c in range(max(0, -difference), min(n, n - difference)))
 

@@ -147,16 +147,18 @@ def test_size_formula_matches_the_encoding() -> None:
             assert encoding.plain_size(n, amo) == (size.variables, size.clauses), (amo, n)
 
 
-def published_commander_cnf(text: str) -> tuple[int, list[list[int]]]:
+def published_commander_cnf(text: str) -> tuple[int, list[list[int]], dict[int, tuple[int, int]]]:
     """The CNF of CSPLib's blockedqueens2dimacs.py (the published lingeling run's), rebuilt from its
-    description: variables for the open squares only, row by row; per row and column the commander
-    tree (groups of 3) and the unit clause of its root; per diagonal of two or more squares the tree."""
+    source: variables for the open squares only, row by row, each the square (row i, column j) of the
+    instance's [row, column] pairs; per row and column the commander tree (groups of 3) and the unit
+    clause of its root; per diagonal of two or more squares the tree. Also each variable's square."""
     numbers = [int(token) for token in re.findall(r"\d+", text)]
     n = numbers[0]
     open_square = [[True] * n for _ in range(n)]
     for k in range((len(numbers) - 1) // 2):
         open_square[numbers[2 * k + 1] - 1][numbers[2 * k + 2] - 1] = False
     top = 0
+    square_of: dict[int, tuple[int, int]] = {}
     rows: list[list[int]] = [[] for _ in range(n)]
     columns: list[list[int]] = [[] for _ in range(n)]
     sums: list[list[int]] = [[] for _ in range(2 * n - 1)]
@@ -165,6 +167,7 @@ def published_commander_cnf(text: str) -> tuple[int, list[list[int]]]:
         for j in range(n):
             if open_square[i][j]:
                 top += 1
+                square_of[top] = (i, j)
                 for line in (rows[i], columns[j], sums[i + j], differences[i - j + n - 1]):
                     line.append(top)
     clauses: list[list[int]] = []
@@ -187,22 +190,50 @@ def published_commander_cnf(text: str) -> tuple[int, list[list[int]]]:
     for line in sums + differences:
         if len(line) > 1:
             tree(line)
-    return top, clauses
+    return top, clauses, square_of
+
+
+def canonical(clauses: list[list[int]], square_of: dict[int, tuple[int, int]]) -> Counter:
+    """The clauses with every variable named by what it stands for, so two numberings compare: a board
+    variable by its square, a commander by the set of squares under it (a set of two or more squares lies
+    on one line only, so it names one commander). Commanders are found from their clauses
+    ``[members..., -c]``, innermost first."""
+    names: dict[int, object] = {v: ("square", square) for v, square in square_of.items()}
+    definitions = {
+        -clause[-1]: clause[:-1]
+        for clause in clauses
+        if len(clause) >= 3 and clause[-1] < 0 and all(literal > 0 for literal in clause[:-1])
+    }
+    while definitions:
+        ready = [c for c, members in definitions.items() if all(m in names for m in members)]
+        assert ready, "a commander defined over itself"
+        for c in ready:
+            members = definitions.pop(c)
+            squares: set = set()
+            for m in members:
+                kind, value = names[m]  # type: ignore[misc]
+                squares |= {value} if kind == "square" else set(value)
+            names[c] = ("commander", frozenset(squares))
+    return Counter(frozenset((literal > 0, names[abs(literal)]) for literal in clause) for clause in clauses)
 
 
 def test_commander_poses_the_published_runs_clauses() -> None:
-    """amo=commander is the published lingeling run's CNF up to the numbering of variables: the same
-    auxiliaries and the same clauses by length, plus one unit clause per blocked square (whose variable
-    the published script never creates)."""
+    """amo=commander is the published lingeling run's CNF clause for clause: the same clauses once each
+    variable is named by what it stands for, plus one unit clause per blocked square (whose variable the
+    published script never creates)."""
     text = BLOCKED_28.read_text()
-    published_top, published = published_commander_cnf(text.split("blocks", 1)[0] + text.split("blocks", 1)[1])
+    published_top, published, published_squares = published_commander_cnf(text.replace("blocks", " ", 1))
     problem = load_one(str(BLOCKED_28))
     ours, size = encoding.clauses_of(problem, "commander")
-    open_squares = problem.n**2 - len(problem.blocked)
-    assert size.variables - problem.n**2 == published_top - open_squares  # the commanders
-    lengths = Counter(len(clause) for clause in ours)
-    lengths[1] -= len(problem.blocked)
-    assert +lengths == Counter(len(clause) for clause in published)
+    n = problem.n
+    # The instance's pair [row i, column j] (1-based) is the host's square (column j-1, row i-1).
+    our_squares = {encoding.var(n, c, r): (r, c) for c in range(n) for r in range(n)}
+    blocked_units = [[-encoding.var(n, c, r)] for c, r in problem.blocked]
+    assert all(unit in ours for unit in blocked_units)
+    kept = [clause for clause in ours if not (len(clause) == 1 and clause[0] < 0)]
+    assert len(kept) + len(blocked_units) == len(ours) == size.clauses
+    assert size.variables - n**2 == published_top - len(published_squares)  # the same commanders
+    assert canonical(kept, our_squares) == canonical(published, published_squares)
     # And they agree, with the plugin, on the answer: published satisfiable.
     from pysat.solvers import Solver as SatSolver
 
