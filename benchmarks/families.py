@@ -250,7 +250,9 @@ def asp_targets(records: Iterable[Mapping[str, Any]], limit: float, asp: Mapping
         return
     header(f"ASP Blocked n-Queens: against lingeling's published run (a 2017 machine; this one: {cpu_name()})")
     if len(common) < len(seen):
-        print(f"({len(seen) - len(common)} instances not yet run by every solver are left out: the totals are not judged)")
+        print(
+            f"({len(seen) - len(common)} instances not yet run by every solver are left out: the totals are not judged)"
+        )
     lingeling_runs = runs.get("pysat[solver=lingeling]", {})
     if lingeling_runs:
         total = sum(par2(r, limit) for r in lingeling_runs.values())
