@@ -366,6 +366,69 @@ def test_a_worker_whose_service_is_gone_ends_quietly_and_leaves_no_log(tmp_path:
     assert not log.exists()
 
 
+LEAVES_A_TEMP_FILE = """
+import sys, tempfile, time
+import nqueens_plugins as nq
+from nqueens_plugins import Outcome, Solver, Status
+
+
+class Litter(Solver):
+    name = "litter"
+    summary = "Leaves a file in the temp folder, then sleeps past its limit."
+
+    def solve(self, problem, rng, budget, options):
+        if problem.n > 4:
+            with tempfile.NamedTemporaryFile("w", prefix="litter-", delete=False) as handle:
+                print(handle.name, flush=True)
+            time.sleep(600)
+        return Outcome(Status.GAVE_UP)
+
+
+nq.register(Litter())
+result = nq.solve("litter", 8, timeout=float(sys.argv[1]))
+print(result.status, result.output.strip(), flush=True)
+"""
+
+
+@pytest.mark.parametrize("how", ["timed-out", "command killed"])
+def test_what_a_plugin_leaves_in_the_temp_folder_goes_with_its_worker(tmp_path: Path, how: str) -> None:
+    """Each worker's TMPDIR is a folder of its own, removed when the worker ends: killed at a time limit
+    by the service, or by itself when its command was killed (kill -9) -- MiniZinc's FlatZinc files go there."""
+    script = tmp_path / "litter.py"
+    script.write_text(LEAVES_A_TEMP_FILE)
+    environment = {**os.environ, "TMPDIR": str(tmp_path)}
+    if how == "timed-out":
+        done = subprocess.run(
+            [sys.executable, str(script), "0.5"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        status, litter = done.stdout.split()
+        assert status == "timed-out"
+    else:
+        command = subprocess.Popen([sys.executable, str(script), "60"], env=environment, start_new_session=True)
+        deadline = time.monotonic() + 60
+        litter_files: list[Path] = []
+        while not litter_files and time.monotonic() < deadline:
+            litter_files = list(tmp_path.glob("nqueens-worker-*/litter-*"))
+            time.sleep(0.05)
+        assert litter_files, "the plugin never wrote its file"
+        litter = str(litter_files[0])
+        workers = descendants_of(command.pid)
+        os.killpg(command.pid, signal.SIGKILL)
+        command.wait()
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert Path(litter).parent.name.startswith("nqueens-worker-")  # the worker's own temp folder
+    assert not Path(litter).exists() and not Path(litter).parent.exists()
+    assert not list(tmp_path.glob("nqueens-worker-*"))
+
+
 def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(

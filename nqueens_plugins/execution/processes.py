@@ -14,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -27,6 +29,21 @@ def child_environment() -> dict[str, str]:
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
     return environment
+
+
+SCRATCH_VARIABLE = "NQUEENS_WORKER_SCRATCH"  # the worker's own temp folder, which its end removes
+
+
+def scratch_folder() -> Path:
+    """A new temp folder for one worker: its ``TMPDIR``, so what a plugin or the program it runs leaves
+    in the temp folder (MiniZinc's FlatZinc files) goes where the worker's end removes it."""
+    return Path(tempfile.mkdtemp(prefix="nqueens-worker-"))
+
+
+def remove_scratch(folder: Path | str | None) -> None:
+    """Remove a worker's temp folder, if it is one (named as ``scratch_folder`` names them)."""
+    if folder and Path(folder).name.startswith("nqueens-worker-"):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def how_it_ended(code: int | None) -> str:

@@ -173,6 +173,9 @@ class WorkerProcess:
         environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
         self.log = log_path()
         self.output = CapturedOutput()  # its stdout and stderr: what plugins print stays out of the terminal
+        self.scratch = processes.scratch_folder()  # its TMPDIR, removed when it ends (kill, or its own end)
+        for name in ("TMPDIR", "TEMP", "TMP", processes.SCRATCH_VARIABLE):
+            environment[name] = str(self.scratch)
         try:
             self.process = subprocess.Popen(
                 [
@@ -268,6 +271,7 @@ class WorkerProcess:
             pass
         self.close_pipes()
         self.output.close()
+        processes.remove_scratch(self.scratch)
 
     def close_pipes(self) -> None:
         for connection in (self.sender, self.receiver):

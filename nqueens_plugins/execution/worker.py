@@ -68,6 +68,7 @@ def leave_with_everything() -> None:
     process may have left the group): itself and anything a plugin started."""
     try:
         processes.kill_descendants(os.getpid())
+        processes.remove_scratch(os.environ.get(processes.SCRATCH_VARIABLE))  # nothing writes there now
         os.killpg(os.getpgrp(), signal.SIGKILL)
     finally:
         os._exit(1)
@@ -272,7 +273,10 @@ def main() -> None:
         writer.send(("ready",))
         serve(reader, writer)
     except (BrokenPipeError, ConnectionResetError):
-        pass  # the service is gone (its command ended or was killed): no one to answer, nothing to log
+        # The service is gone (its command ended or was killed): no one to answer, nothing to log, and
+        # no one else to end what the plugin started or to remove the temp folder.
+        processes.kill_descendants(os.getpid())
+        processes.remove_scratch(os.environ.get(processes.SCRATCH_VARIABLE))
 
 
 if __name__ == "__main__":
