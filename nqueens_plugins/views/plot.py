@@ -104,6 +104,8 @@ def percent(fraction: float | None) -> float:
 
 
 def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
     groups = {key: group for key, group in groups.items() if group.seconds}  # a refused board has nothing to draw
     if not groups:
         raise BadInput("the results file has no runs to plot")
@@ -127,21 +129,25 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     rows = summary_rows(groups)
     for label in labels:
         points = sorted((row for row in rows if variant_label(row_key(row)) == label), key=lambda row: row.n)
-        sizes, erts, below, above = [], [], [], []
+        drawn, erts, below, above = [], [], [], []  # the sizes with an ERT, and its interval
         for row in points:
             if row.ert_seconds is None:  # nothing solved: no ERT to draw
                 continue
             interval = ert_interval(groups[row_key(row)].runs())
-            sizes.append(row.n)
+            drawn.append(row.n)
             erts.append(max(row.ert_seconds, 1e-6))
             below.append(max(row.ert_seconds - interval[0], 0) if interval else 0)
             above.append(interval[1] - row.ert_seconds if interval and math.isfinite(interval[1]) else 0)
-        if sizes:
+        if drawn:
             ert_axis.errorbar(
-                sizes, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label
+                drawn, erts, yerr=[below, above], marker="o", capsize=3, color=colours[label], label=label
             )
         success_axis.plot(
-            [row.n for row in points], [percent(row.success_rate) for row in points], marker="o", color=colours[label]
+            [row.n for row in points],
+            [percent(row.success_rate) for row in points],
+            marker="o",
+            color=colours[label],
+            label=label,
         )
         success_axis.fill_between(
             [row.n for row in points],
@@ -155,15 +161,16 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         yscale="log",
         xlabel="n",
         ylabel="ERT (seconds)",
-        title="expected running time (bootstrap 95% interval)",
+        title="expected running time\n(bootstrap 95% interval)",
     )
     success_axis.set(
         xscale="log",
         xlabel="n",
-        ylabel="decided (%): a verified board or a confirmed no-solution",
+        ylabel="decided (%)",
         ylim=(-2, 102),
-        title="success rate (95% Wilson interval)",
+        title="decided: a verified board or a confirmed no-solution\n(95% Wilson interval)",
     )
+
     for column, n in enumerate(shown):
         axis = figure.add_subplot(grid[1, column])
         for key, group in sorted(groups.items(), key=lambda item: variant_label(item[0])):
@@ -173,10 +180,10 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             if len(times):
                 axis.step([times[0] / 2, *times], [0, *fraction], where="post", color=colours[variant_label(key)])
         axis.set(xscale="log", xlabel="seconds", ylim=(-0.02, 1.02), title=f"run-time distribution, n = {n}")
+        axis.xaxis.set_minor_formatter(NullFormatter())  # the minor labels of a log axis run into each other
         if column == 0:
             axis.set_ylabel("fraction of runs decided")
         axis.grid(True, which="both", alpha=0.3)
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     for axis in (ert_axis, success_axis):
         axis.grid(True, which="both", alpha=0.3)
@@ -184,7 +191,7 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             axis.set_xticks(sizes)  # the sizes run, not powers of ten
         axis.xaxis.set_major_formatter(ScalarFormatter())
         axis.xaxis.set_minor_formatter(NullFormatter())
-    ert_axis.legend(fontsize="small", loc="best")
+    success_axis.legend(fontsize="small", loc="best")  # every variant, solved or not (an unsolved one has no ERT)
     return figure
 
 
