@@ -509,3 +509,28 @@ def test_a_count_in_parts_adds_up_to_the_whole() -> None:
     assert result.solutions == 14_200 and result.verified is True and result.counters["parts"] == 64
     assert shown[0] == (0, 64) and shown[-1] == (64, 64) and len(shown) == 65
     assert plain.solutions == 352 and plain.verified is True  # a solver without pieces counts in one
+
+
+def test_worker_temp_folders_whose_service_is_gone_are_removed_by_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service that ended without removing its workers' temp folders (a Dask worker process shut down
+    from outside) leaves them to the next service, which removes every one whose service is gone."""
+    import tempfile
+
+    from nqueens_plugins.execution import processes
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    finished = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    gone, alive = (
+        tmp_path / f"nqueens-worker-{finished.stdout.strip()}-abc",
+        tmp_path / f"nqueens-worker-{os.getpid()}-def",
+    )
+    for folder in (gone, alive):
+        folder.mkdir()
+        (folder / "mznfile.fzn").write_text("left behind")
+    made = processes.scratch_folder()
+    assert not gone.exists() and alive.exists() and made.parent == tmp_path
+    assert made.name.startswith(f"nqueens-worker-{os.getpid()}-")

@@ -10,6 +10,7 @@ what came out unverified: the process that submitted the chunk verifies it
 
 from __future__ import annotations
 
+import atexit
 import threading
 from importlib import metadata
 
@@ -34,5 +35,6 @@ def run_chunk(tasks: list[Task]) -> list[tuple[Executed, float | None]]:
     executor = getattr(_local, "executor", None)
     if executor is None:
         executor = _local.executor = LocalExecutor(1)
+        atexit.register(executor.close)  # the Dask worker's end ends its worker process and its temp folder
     by_task = {id(task): (executed, wall) for task, executed, wall in executor.execute(tasks)}
     return [by_task[id(task)] for task in tasks]

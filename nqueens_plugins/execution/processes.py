@@ -36,14 +36,25 @@ SCRATCH_VARIABLE = "NQUEENS_WORKER_SCRATCH"  # the worker's own temp folder, whi
 
 def scratch_folder() -> Path:
     """A new temp folder for one worker: its ``TMPDIR``, so what a plugin or the program it runs leaves
-    in the temp folder (MiniZinc's FlatZinc files) goes where the worker's end removes it."""
-    return Path(tempfile.mkdtemp(prefix="nqueens-worker-"))
+    in the temp folder (MiniZinc's FlatZinc files) goes where the worker's end removes it. Named after
+    the service's process, so that folders whose service is gone without removing them (a Dask worker
+    process shut down from outside) are removed here, by the next service that makes one."""
+    remove_stale_scratch()
+    return Path(tempfile.mkdtemp(prefix=f"nqueens-worker-{os.getpid()}-"))
 
 
 def remove_scratch(folder: Path | str | None) -> None:
     """Remove a worker's temp folder, if it is one (named as ``scratch_folder`` names them)."""
     if folder and Path(folder).name.startswith("nqueens-worker-"):
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_stale_scratch() -> None:
+    """Remove the workers' temp folders whose service process no longer runs (its workers ended with it)."""
+    for folder in Path(tempfile.gettempdir()).glob("nqueens-worker-*-*"):
+        service = folder.name.split("-")[2]
+        if folder.is_dir() and service.isdigit() and not Path(f"/proc/{service}").exists():
+            remove_scratch(folder)
 
 
 def how_it_ended(code: int | None) -> str:
