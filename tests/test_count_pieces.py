@@ -14,14 +14,13 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Count, Outcome, Solver, Status
+from nqueens_plugins import BadInput, Solver, Status
 from nqueens_plugins.formats.count_pieces import read
 
-# A counting solver whose 24 pieces take 0.15 s each, defined in __main__ and registered in session:
-# slow enough to be killed half way, and its pieces add up to A000170's 4 for n = 6.
-SLOW_COUNTER = """
-import sys, time
-import nqueens_plugins as nq
+# A counting solver whose 24 pieces take 0.15 s each: slow enough to be stopped half way, and its pieces
+# add up to A000170's 4 for n = 6. One source for both uses: a child script's __main__, and this process.
+SLOW_PIECES = """
+import time
 from nqueens_plugins import Count, Outcome, Solver, Status
 
 
@@ -43,12 +42,26 @@ class SlowPieces(Solver):
     def count_part(self, problem, budget, options, unique, part):
         time.sleep(0.15)
         return Count(Status.SOLVED, 1 if part % 6 == 0 else 0, iterations=1)
+"""
 
+SLOW_COUNTER = (
+    SLOW_PIECES
+    + """
+import sys
+import nqueens_plugins as nq
 
 nq.register(SlowPieces())
 result = nq.count("slow-pieces", 6, out=sys.argv[1], resume=len(sys.argv) > 2)
 print(result.solutions, result.verified, result.counters.get("parts_resumed", 0), flush=True)
 """
+)
+
+
+def slow_pieces_solver() -> Solver:
+    """SLOW_PIECES' solver made in this process, in a module no worker can import: it travels by value."""
+    namespace: dict[str, object] = {"__name__": "slow_pieces_in_a_test"}
+    exec(SLOW_PIECES, namespace)  # noqa: S102 - the test's own source text
+    return namespace["SlowPieces"]()  # type: ignore[operator]
 
 
 def test_a_killed_count_resumes_and_loses_only_the_pieces_in_flight(tmp_path: Path) -> None:
@@ -70,31 +83,6 @@ def test_a_killed_count_resumes_and_loses_only_the_pieces_in_flight(tmp_path: Pa
     assert (solutions, verified) == ("4", "True") and int(resumed) == len(finished)
     _, finished = read(out)
     assert sorted(finished) == list(range(24))  # every piece once
-
-
-def slow_pieces_solver() -> Solver:
-    """SLOW_COUNTER's solver, made here (a class no worker can import: it travels by value)."""
-
-    class SlowPieces(Solver):
-        name = "slow-pieces"
-        summary = "Counts n = 6 in 24 slow pieces."
-        complete = True
-        can_count = True
-
-        def solve(self, problem, rng, budget, options):
-            return Outcome(Status.GAVE_UP)
-
-        def count(self, problem, budget, options, unique):
-            return Count(Status.SOLVED, 4)
-
-        def count_parts(self, problem, options, unique):
-            return list(range(24))
-
-        def count_part(self, problem, budget, options, unique, part):
-            time.sleep(0.15)
-            return Count(Status.SOLVED, 1 if part % 6 == 0 else 0, iterations=1)
-
-    return SlowPieces()
 
 
 def test_a_count_stopped_by_its_time_limit_resumes_to_the_oeis_total(tmp_path: Path) -> None:
