@@ -193,3 +193,42 @@ def test_the_masked_kernel_counts_what_the_python_search_counts(case: tuple[int,
     if tasks:
         first = tasks[0]
         assert bitboard_kernel.count(n, allowed, *first[:4]) == count_python(n, allowed, *first[:4])
+
+
+def placements_of_the_search(n: int) -> int:
+    """Every queen the constellation search places, counted exactly (the figure ``sample_nodes`` estimates)."""
+    return sum(placements_below(n, *border) for *border, _ in constellations.generate(n))
+
+
+def placements_below(n: int, i: int, j: int, k: int, l: int) -> int:
+    lines, allowed = constellations.search_lines(n, i, j, k, l)
+    full = (1 << n) - 1
+
+    def place(level: int, rows: int, down: int, up: int) -> int:
+        free = allowed[level] & ~(rows | down | up)
+        placed = free.bit_count()
+        if level + 1 < len(lines):
+            gap = lines[level + 1] - lines[level]
+            while free:
+                bit = free & -free
+                free ^= bit
+                placed += place(level + 1, rows | bit, ((down | bit) << gap) & full, (up | bit) >> gap)
+        return placed
+
+    return place(0, 0, 0, 0) if lines else 0
+
+
+@pytest.mark.parametrize("n", [10, 12])
+def test_sampling_estimates_the_size_of_the_search(n: int) -> None:
+    exact = placements_of_the_search(n)
+    assert abs(constellations.sample_nodes(n) - exact) / exact < 0.05  # the seed is fixed: no chance in this
+    assert constellations.sample_nodes(n, seed=1) != constellations.sample_nodes(n, seed=2)  # it does sample
+
+
+def test_a_count_beyond_reach_is_estimated_not_started() -> None:
+    solver = Bitboard()
+    options = {o.name: o.default for o in solver.options} | {"workers": 2}
+    hours_at_20, years_at_40 = (solver.count_seconds(Problem(n), options) / 3600 for n in (20, 40))
+    assert 0.01 < hours_at_20 < 100  # about 0.4 h on the 2-core machines here, whatever the load
+    assert years_at_40 / 24 / 365 > 1e10
+    assert solver.count_seconds(Problem(20, blocked={(0, 0)}), options) is None

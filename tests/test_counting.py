@@ -57,7 +57,7 @@ def test_wrong_count_exits_three(run_cli, fake_distribution) -> None:
         (["count", "-s", "min-conflicts", "-n", "8"], "cannot count"),
         (["count", "-s", "backtracking", "-n", "8", "--unique"], "up to symmetry"),
         (["count", "-n", "8", "--unique", "--fixed", "0:0"], "plain boards"),
-        (["count", "-n", "21"], "would take about 4.4 hours"),
+        (["count", "-n", "21"], "would take about"),
         (["count", "-n", "63", "--timeout", "5"], "up to 62"),
     ],
 )

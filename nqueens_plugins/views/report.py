@@ -114,6 +114,8 @@ def count_summary(result: CountResult) -> str:
 
 
 def format_duration(seconds: float) -> str:
+    if seconds >= 1e6 * 365 * 86400:
+        return f"{seconds / (365 * 86400):.1e} years"
     for unit, size in (("years", 365 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= size:
             return f"{seconds / size:,.1f} {unit}"
