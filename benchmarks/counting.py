@@ -1,6 +1,7 @@
 """Exact counting speed (issues 11 and 26):
 
-    python benchmarks/counting.py [--skip-17] [--with-18] [--with-19] [--with-20] [--asp-limit K]
+    python benchmarks/counting.py [--skip-17] [--with-18] [--with-19] [--with-20] [--with-20-dask]
+                                  [--asp-limit K]
 
 Every figure is measured in this run, on this machine (the CPU is printed first), and
 every count is checked against OEIS (A000170, or A002562 for classes). Absolute times
@@ -14,13 +15,17 @@ differ between machines by 2x and more, so the targets are ratios taken in this 
   yardstick's time: targets n = 17 at most 0.06x, ``--unique`` the same;
 * n = 18, 19 (``--with-18``, ``--with-19``): constellations at least 3x faster than
   takaken, both run here; n = 20 (``--with-20``, about half an hour): counted and
-  matching OEIS within 25 minutes;
+  matching OEIS within 25 minutes; ``--with-20-dask``: the same count shared by a Dask
+  LocalCluster of two worker processes, the same total;
 * masked counts (blocked squares: the ASP competition's n = 28 instances, counted by
   bitboard's pieces): today's kernel against the one before issue 26
   (``before_masked_count``, kept here), same pieces, at least 1.3x faster;
 * n <= 12 takes Takaken's path as before (auto = takaken there); n = 13..15, the two
   methods against each other (``CONSTELLATIONS_FROM`` in bitboard.py);
-* the pure-Python engine at n = 14, against the textbook pure-Python bit-mask count.
+* the pure-Python engine at n = 14, against the textbook pure-Python bit-mask count;
+* one core: the compiled counter against the same constellations searched by a plain C
+  recursion (``constellations_ref.c``, ``gcc -O2``), and the time ``nqueens count``
+  estimates before a count (``bitboard.estimate_count_seconds``) against the real one.
 
 Counts run in this process (``isolate=False``) after the kernels are loaded: the figures
 are the counter's, not the worker's start-up. n >= 18 takes minutes; n = 20, half an hour.
@@ -41,6 +46,7 @@ from common import ASP, count, finish, header, machine, report, timed
 from nqueens_plugins.core.verify import known_count
 
 YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "bench" / "ref_count.c"
+C_CONSTELLATIONS = Path(__file__).resolve().parent / "constellations_ref.c"
 
 
 def plain_count(n: int) -> int:
@@ -115,6 +121,63 @@ def yardstick_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
         )
         if n >= 18:
             report(f"constellations / takaken time, n={n} (target: 3x faster)", new / old, 1 / 3, "x")
+
+
+def one_core(sizes: list[int]) -> None:
+    """The compiled counter on one core against the same search written plainly in C, and the
+    estimate ``nqueens count`` gives before a long count against the real time."""
+    header("one core: the compiled counter, the same constellations in plain C (gcc -O2), the estimate")
+    from nqueens_plugins.builtin import bitboard
+    from nqueens_plugins.builtin.engines import constellation_kernel, constellations
+
+    with tempfile.TemporaryDirectory(prefix="nqueens-constellations-") as folder:
+        binary = Path(folder) / "constellations_ref"
+        subprocess.run(["gcc", "-O2", "-o", str(binary), str(C_CONSTELLATIONS)], check=True)
+        for n in sizes:
+            chosen = constellations.generate(n)
+            lines, allowed = [0] * n, [0] * n
+            table = Path(folder) / f"n{n}.txt"
+            with table.open("w") as written:
+                for i, j, k, l, stabilizer in chosen:
+                    levels = constellations.fill_lines(n, i, j, k, l, lines, allowed)
+                    gaps = [lines[s + 1] - lines[s] for s in range(levels - 1)] + [0] * min(levels, 1)
+                    written.write(" ".join(map(str, [8 // stabilizer, levels, *allowed[:levels], *gaps])) + "\n")
+            output = subprocess.run([str(binary), str(table)], capture_output=True, text=True, check=True).stdout
+            solutions, c_seconds = output.split()
+            assert int(solutions) == known_count(n), output
+            estimate = bitboard.estimate_count_seconds(n, 1, "numba")
+            constellation_kernel.count(n, chosen[:1])
+            seconds, (c2, c4, c8) = timed(lambda n=n, chosen=chosen: constellation_kernel.count(n, chosen))  # type: ignore[misc]
+            assert 2 * c2 + 4 * c4 + 8 * c8 == known_count(n)
+            report(f"compiled counter n={n}, one core", seconds, None, note=f"{len(chosen):,} constellations")
+            report(
+                f"the same search in plain C n={n}, one core: {float(c_seconds):.2f} s",
+                seconds / float(c_seconds),
+                None,
+                "x",
+                note="the counter's time as a fraction of C's",
+            )
+            report(f"estimate before counting n={n}, one core: {estimate:.2f} s", estimate / seconds, None, "x")
+
+
+def on_dask(n: int) -> None:
+    """A count shared by a Dask cluster's workers (its pieces are the constellations, dealt into parts)."""
+    from distributed import Client, LocalCluster
+
+    import nqueens_plugins as nq
+    from nqueens_plugins.execution.dask_cluster import DaskExecutor
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0")
+    client = Client(cluster, set_as_default=False)
+    try:
+        with DaskExecutor(client=client) as executor:
+            seconds, result = timed(lambda: nq.count("bitboard", n, executor=executor))
+        assert result.verified is True and result.solutions == known_count(n), result
+        parts = f"{result.counters.get('parts', 0)} parts"
+        report(f"bitboard n={n} on the cluster", seconds, None, note=f"{result.solutions:,} = OEIS, {parts}")
+    finally:
+        client.close()
+        cluster.close()
 
 
 def against_takaken(n: int) -> None:
@@ -250,6 +313,9 @@ def main() -> None:
     parser.add_argument("--with-18", action="store_true", help="n = 18 beside takaken and the yardstick (10 min)")
     parser.add_argument("--with-19", action="store_true", help="n = 19 beside takaken (15-20 min)")
     parser.add_argument("--with-20", action="store_true", help="n = 20 within 25 minutes (about half an hour)")
+    parser.add_argument(
+        "--with-20-dask", action="store_true", help="n = 20 on a Dask LocalCluster of 2 workers (another half hour)"
+    )
     parser.add_argument("--asp-limit", type=int, default=30, help="ASP n = 28 instances for the masked counts")
     arguments = parser.parse_args()
     print(machine())
@@ -267,9 +333,13 @@ def main() -> None:
         header("n = 20, both cores")
         seconds, result = checked_count("bitboard", 20)
         report("bitboard n=20 (target: within 25 minutes)", seconds, 25 * 60, note=f"{result.solutions:,}")
+    if arguments.with_20_dask:
+        header("n = 20 on a Dask LocalCluster of 2 single-threaded worker processes")
+        on_dask(20)
     masked(arguments.asp_limit)
     small_boards()
     pure_python()
+    one_core([16] if arguments.skip_17 else [16, 17])
     header("one core (for the split's gain)")
     seconds, result = checked_count("bitboard[workers=1]", 15)
     report("bitboard[workers=1] n=15", seconds, None, note=f"{result.solutions:,} verified={result.verified}")
