@@ -1,14 +1,16 @@
 """The field's solver families side by side (issue 25): search, CP, SAT, ASP, MIP, SMT.
 
     python benchmarks/families.py [--quick] [--limit SECONDS] [--out FILE] [--solvers SPECS]
-                                  [--sets asp,diagonals,plain] [--executor local|dask --scheduler ADDR]
+                                  [--sets asp,diagonals,plain] [--asp-every K]
+                                  [--executor local|dask --scheduler ADDR]
 
 Every complete solver installed (one per family at least: ``bitset-mrv``, ``ortools-cpsat``,
 ``choco``, ``pysat`` with its default solver and with lingeling, ``clingo``, ``highs``,
-``z3``) on the same instances, one run at a time, under the same limit:
+``z3``, ``minizinc``) on the same instances, one run at a time, under the same limit:
 
 * the 400 Blocked n-Queens instances of the ASP competitions (CSPLib 080), with lingeling's
-  published answers and times (a 2017 machine);
+  published answers and times (a 2017 machine); ``--asp-every K`` takes every K-th by
+  lingeling's time, a sample from easiest to hardest;
 * a phase-transition sample of Excluded Diagonals (CSPLib 079), n = 16..18, d/n in
   0.7-1.0 (where the published answers put the transition) and 1.2-1.6 (none satisfiable);
 * plain boards n = 100..1000.
@@ -51,6 +53,7 @@ DEFAULT_SOLVERS = (
     "clingo",
     "highs",
     "z3",
+    "minizinc",
 )
 LINGELING_TOTAL = 6922.0  # seconds, the published run on the 400 ASP instances (2017 machine)
 LINGELING_DECIDED_IN_60 = 376  # of the 400, within 60 s in the published run
@@ -59,11 +62,12 @@ LINGELING_DECIDED_IN_60 = 376  # of the 400, within 60 s in the published run
 # --- the instances ---------------------------------------------------------------
 
 
-def asp_instances(quick: bool) -> list[Problem]:
+def asp_instances(every: int = 1) -> list[Problem]:
+    """The 400 instances, or every ``every``-th by lingeling's published time (a sample from easiest to hardest)."""
     paths = sorted(ASP.glob("blockedqueens.*.param"), key=lambda p: (int(p.name.split(".")[1]), p.name))
-    if quick:  # every 25th by lingeling's time: easy to hardest
+    if every > 1:
         times = lingeling_answers()
-        paths = sorted(paths, key=lambda p: times[p.name][1])[::25]
+        paths = sorted(paths, key=lambda p: times[p.name][1])[::every]
     return [instances.load_one(str(path)) for path in paths]
 
 
@@ -296,6 +300,12 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="the records file (default benchmarks/families[-quick].jsonl)")
     parser.add_argument("--solvers", default=",".join(DEFAULT_SOLVERS))
     parser.add_argument("--sets", default="asp,diagonals,plain")
+    parser.add_argument(
+        "--asp-every",
+        type=int,
+        default=1,
+        help="every K-th ASP instance by lingeling's published time (a sample; --quick: 25)",
+    )
     parser.add_argument("--report-only", action="store_true", help="print the tables from --out; run nothing")
     parser.add_argument("--executor", default="local", choices=("local", "dask"))
     parser.add_argument("--scheduler", default=None)
@@ -314,7 +324,7 @@ def main() -> None:
         sets = set(arguments.sets.split(","))
         problems: list[Problem] = []
         if "asp" in sets and ASP.exists():
-            problems += asp_instances(arguments.quick)
+            problems += asp_instances(25 if arguments.quick else arguments.asp_every)
         if "diagonals" in sets and DIAGONALS.exists():
             problems += diagonal_instances(arguments.quick)
         if "plain" in sets:
