@@ -97,12 +97,12 @@ def test_killing_a_command_leaves_nothing_behind(
                 pass
 
 
-@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
-def test_a_terminated_command_ends_a_worker_whose_plugin_holds_the_gil(
+@pytest.mark.parametrize("signal_number", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_a_killed_command_ends_a_worker_whose_plugin_holds_the_gil(
     hostile_env: dict[str, str], signal_number: int
 ) -> None:
-    """The worker's orphan watch is a Python thread, which a plugin holding the GIL starves: the command
-    itself ends its workers when told to stop. (After SIGKILL only that watch is left: a known gap.)"""
+    """The worker's orphan-watch thread starves while a plugin holds the GIL: the command itself ends its
+    workers when told to stop, and after SIGKILL the worker's watchdog process does (``start_watchdog``)."""
     test_killing_a_command_leaves_nothing_behind(
         hostile_env, ["solve", "-s", "hostile-holds-gil", "-n", "8"], signal_number
     )

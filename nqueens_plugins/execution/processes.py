@@ -107,9 +107,9 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def kill_descendants(pid: int) -> int:
-    """SIGKILL everything below ``pid``; how many were found."""
-    below = descendants(pid)
+def kill_descendants(pid: int, spare: int | None = None) -> int:
+    """SIGKILL everything below ``pid`` but ``spare`` (a worker's watchdog); how many were found."""
+    below = [process for process in descendants(pid) if process != spare]
     for process in below:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process, signal.SIGKILL)

@@ -43,6 +43,7 @@ import inspect
 import os
 import pickle
 import resource
+import select
 import signal
 import sys
 import threading
@@ -74,10 +75,13 @@ def leave_with_everything() -> None:
         os._exit(1)
 
 
-def die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> int | None:
     """Leave, with the whole process group, as soon as the parent is gone (even after
-    kill -9; a watching thread) or when told to terminate."""
+    kill -9) or when told to terminate. Two watch: a thread here, and a watchdog
+    process (``start_watchdog``) for when plugin code holds the GIL. Returns the
+    watchdog's pid (None where it cannot run)."""
     me = os.getpid()
+    watchdog = start_watchdog(parent)
 
     def on_terminate(*_: object) -> None:
         if os.getpid() == me:  # the worker: take the group with it
@@ -96,6 +100,42 @@ def die_with_parent(parent: int) -> None:
     if os.getppid() != parent:
         leave_with_everything()
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+    return watchdog
+
+
+def start_watchdog(parent: int) -> int | None:
+    """Fork a process that waits for the parent (the service) or this worker to end; if the
+    parent ends first, it kills this worker, its group and everything below it, and removes
+    its temp folder. The watching thread cannot do that while a plugin's native code holds
+    the GIL (pychoco does for a whole solve), which would let the worker outlive a killed
+    command until the plugin's own time limit. It waits on pidfds (Linux 5.3): no polling.
+    Forked before any thread starts. None where pidfds are missing (the thread alone)."""
+    worker = os.getpid()
+    try:
+        parent_fd = os.pidfd_open(parent)
+        worker_fd = os.pidfd_open(worker)
+    except (AttributeError, OSError):
+        return None
+    child = os.fork()
+    if child:
+        os.close(parent_fd)
+        os.close(worker_fd)
+        return child
+    try:  # the watchdog: holds no pipe of the worker's, so the service sees the worker's end as before
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        keep = sorted((parent_fd, worker_fd))
+        os.closerange(3, keep[0])
+        os.closerange(keep[0] + 1, keep[1])
+        os.closerange(keep[1] + 1, 65536)
+        ended, _, _ = select.select([parent_fd, worker_fd], [], [])
+        if parent_fd in ended and worker_fd not in ended:
+            processes.kill_descendants(worker, spare=os.getpid())
+            processes.remove_scratch(os.environ.get(processes.SCRATCH_VARIABLE))
+            with contextlib.suppress(OSError):
+                os.kill(worker, signal.SIGKILL)
+            os.killpg(os.getpgrp(), signal.SIGKILL)  # the worker's group, this watchdog last
+    finally:
+        os._exit(0)
 
 
 def warm_up(task: Task, preparation: str) -> Executed | None:
@@ -213,7 +253,7 @@ def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
     return task, None, time.perf_counter() - start
 
 
-def serve(reader: Connection, writer: Connection) -> None:
+def serve(reader: Connection, writer: Connection, watchdog: int | None = None) -> None:
     preparations = Preparations()
     printed = PrintedHere()
     while True:
@@ -236,8 +276,8 @@ def serve(reader: Connection, writer: Connection) -> None:
         outcome.prepare_seconds = prepared
         if task.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.memory)})"
-        if processes.children(os.getpid()):  # a plugin's processes do not outlive its call
-            processes.kill_descendants(os.getpid())
+        if set(processes.children(os.getpid())) - {watchdog}:  # a plugin's processes do not outlive its call
+            processes.kill_descendants(os.getpid(), spare=watchdog)
             processes.reap_children()
         try:
             writer.send(("done", outcome))
@@ -263,7 +303,7 @@ def main() -> None:
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     processes.become_subreaper()
-    die_with_parent(parent)
+    watchdog = die_with_parent(parent)
     reader, writer = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
     # Imported before "ready", so that no task's clock pays for them: the calls and the contract (above),
     # and numpy, which the built-ins and most plugins use.
@@ -271,7 +311,7 @@ def main() -> None:
 
     try:
         writer.send(("ready",))
-        serve(reader, writer)
+        serve(reader, writer, watchdog)
     except (BrokenPipeError, ConnectionResetError):
         # The service is gone (its command ended or was killed): no one to answer, nothing to log, and
         # no one else to end what the plugin started or to remove the temp folder.
