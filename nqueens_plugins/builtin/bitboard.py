@@ -88,7 +88,7 @@ def estimate_count_seconds(n: int, workers: int, kernel: str) -> float:
     measured now by counting a small board with the same ``kernel`` ("numba" or "python").
 
     The estimate tracks the machine and its load, and needs no count of n
-    (n = 40 included); measured against real counts at n = 16..18, it is within 10 %.
+    (n = 40 included); measured against real one-core counts at n = 16 and 17, within 10 %.
     """
     calibration = CALIBRATION_N[kernel]
     small = Problem(calibration)
