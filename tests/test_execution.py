@@ -108,6 +108,32 @@ def test_a_killed_command_ends_a_worker_whose_plugin_holds_the_gil(
     )
 
 
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="the kernel schedules no autogroups")
+def test_a_niced_command_keeps_its_workers_niced(hostile_env: dict[str, str]) -> None:
+    """Each worker is a session, which autogroup scheduling weighs as one group whatever the nice
+    values in it: the worker carries the command's nice value over to its group."""
+    command = subprocess.Popen(
+        ["nice", "-n", "6", sys.executable, "-c", "from nqueens_plugins.cli import main; main()"]
+        + ["solve", "-s", "hostile-sleeps", "-n", "8"],
+        env=hostile_env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while not descendants_of(command.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = descendants_of(command.pid)
+        assert workers, "the command never started a worker"
+        deadline = time.monotonic() + 10  # the worker sets it as it starts
+        while "nice 6" not in Path(f"/proc/{workers[0]}/autogroup").read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert Path(f"/proc/{workers[0]}/autogroup").read_text().split()[-2:] == ["nice", "6"]
+    finally:
+        command.kill()
+        command.wait()
+
+
 @pytest.mark.parametrize(
     "args",
     [

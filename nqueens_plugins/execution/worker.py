@@ -285,6 +285,19 @@ def serve(reader: Connection, writer: Connection, watchdog: int | None = None) -
             writer.send(("done", outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
 
 
+def keep_the_callers_priority() -> None:
+    """Carry this process's nice value over to its autogroup (Linux).
+
+    A worker is a session of its own, so that the service can kill its group;
+    where the kernel schedules each session as one group (autogroup, the default
+    on desktop and many server kernels), a group's weight ignores the nice values
+    inside it, so ``nice nqueens count ...`` would not lower the workers at all."""
+    niceness = os.nice(0)
+    if niceness > 0:
+        with contextlib.suppress(OSError):
+            Path("/proc/self/autogroup").write_text(str(niceness), encoding="ascii")
+
+
 def log_own_failures(path: Path) -> None:
     """Send the worker's own uncaught exceptions (never a plugin's: those travel back as results)
     to a debug log at ``path``, not to the user's terminal; the service names it in the record."""
@@ -302,6 +315,7 @@ def main() -> None:
     os.dup2(2, 1)  # what plugins print goes to stderr; results travel on the pipe only
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    keep_the_callers_priority()
     processes.become_subreaper()
     watchdog = die_with_parent(parent)
     reader, writer = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
