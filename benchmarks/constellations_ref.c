@@ -7,50 +7,72 @@
  * Input (a file): one line per constellation, "weight levels allowed[0..levels-1] gaps[0..levels-1]"
  * (weight 8/|H|). Prints the weighted total (the count of all solutions) and the seconds.
  * gcc -O2 -o constellations_ref constellations_ref.c && ./constellations_ref FILE */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
-static uint64_t allowed[64], gaps[64];
+#define MAX_LEVELS 64
+#define ROW (2 + 2 * MAX_LEVELS) /* weight, levels, allowed[], gaps[] */
+
+static uint64_t allowed[MAX_LEVELS], gaps[MAX_LEVELS];
 static int levels;
 
 static uint64_t place(int level, uint64_t rows, uint64_t down, uint64_t up) {
-    uint64_t free = allowed[level] & ~(rows | down | up), total = 0;
-    if (level == levels - 1) return free != 0;
+    uint64_t open = allowed[level] & ~(rows | down | up), total = 0;
+    if (level == levels - 1) return open != 0;
     uint64_t gap = gaps[level];
-    while (free) {
-        uint64_t bit = free & -free;
-        free ^= bit;
+    while (open) {
+        uint64_t bit = open & -open;
+        open ^= bit;
         total += place(level + 1, rows | bit, (down | bit) << gap, (up | bit) >> gap);
     }
     return total;
 }
 
+static int fail(const char *why) {
+    fprintf(stderr, "constellations_ref: %s\n", why);
+    return 2;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 2) return 2;
+    if (argc != 2) return fail("usage: constellations_ref FILE");
     FILE *input = fopen(argv[1], "r");
-    if (!input) return 2;
-    static uint64_t weights[1 << 20];
-    static uint64_t table[1 << 20][2 * 64 + 1];
-    int count = 0, weight;
-    while (count < (1 << 20) && fscanf(input, "%d %d", &weight, &levels) == 2) {  /* read first, then time */
-        weights[count] = (uint64_t)weight;
-        table[count][0] = (uint64_t)levels;
-        for (int s = 0; s < 2 * levels; s++) fscanf(input, "%lu", &table[count][1 + s]);
+    if (!input) return fail("cannot open the input file");
+    size_t count = 0, capacity = 4096;
+    uint64_t *table = malloc(capacity * ROW * sizeof *table);
+    int weight, width;
+    while (table && fscanf(input, "%d %d", &weight, &width) == 2) { /* read everything first, then time */
+        if (width < 0 || width > MAX_LEVELS) return fail("a constellation with more than 64 levels");
+        if (count == capacity) {
+            capacity *= 2;
+            uint64_t *larger = realloc(table, capacity * ROW * sizeof *table);
+            if (!larger) return fail("out of memory");
+            table = larger;
+        }
+        uint64_t *row = table + count * ROW;
+        row[0] = (uint64_t)weight;
+        row[1] = (uint64_t)width;
+        for (int s = 0; s < 2 * width; s++)
+            if (fscanf(input, "%" SCNu64, &row[2 + s]) != 1) return fail("a line ends early");
         count++;
     }
+    if (!table) return fail("out of memory");
     struct timespec start, end;
     clock_gettime(CLOCK_MONOTONIC, &start);
     uint64_t total = 0;
-    for (int c = 0; c < count; c++) {
-        levels = (int)table[c][0];
+    for (size_t c = 0; c < count; c++) {
+        const uint64_t *row = table + c * ROW;
+        levels = (int)row[1];
         for (int s = 0; s < levels; s++) {
-            allowed[s] = table[c][1 + s];
-            gaps[s] = table[c][1 + levels + s];
+            allowed[s] = row[2 + s];
+            gaps[s] = row[2 + levels + s];
         }
-        total += weights[c] * (levels ? place(0, 0, 0, 0) : 1);
+        total += row[0] * (levels ? place(0, 0, 0, 0) : 1);
     }
     clock_gettime(CLOCK_MONOTONIC, &end);
-    printf("%lu %.6f\n", total, (end.tv_sec - start.tv_sec) + (end.tv_nsec - start.tv_nsec) / 1e9);
+    printf("%" PRIu64 " %.6f\n", total, (end.tv_sec - start.tv_sec) + (end.tv_nsec - start.tv_nsec) / 1e9);
+    free(table);
     return 0;
 }

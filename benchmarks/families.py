@@ -303,13 +303,16 @@ def main() -> None:
     parser.add_argument(
         "--asp-every",
         type=int,
-        default=1,
-        help="every K-th ASP instance by lingeling's published time (a sample; --quick: 25)",
+        default=None,
+        help="every K-th ASP instance by lingeling's published time (a sample; default all, --quick 25)",
     )
     parser.add_argument("--report-only", action="store_true", help="print the tables from --out; run nothing")
     parser.add_argument("--executor", default="local", choices=("local", "dask"))
     parser.add_argument("--scheduler", default=None)
     arguments = parser.parse_args()
+    if arguments.asp_every is not None and arguments.asp_every < 1:
+        parser.error("--asp-every takes a whole number from 1")
+    every = arguments.asp_every or (25 if arguments.quick else 1)
     limit = arguments.limit or (10.0 if arguments.quick else 60.0)
     out = Path(
         arguments.out or Path(__file__).with_name("families-quick.jsonl" if arguments.quick else "families.jsonl")
@@ -324,7 +327,7 @@ def main() -> None:
         sets = set(arguments.sets.split(","))
         problems: list[Problem] = []
         if "asp" in sets and ASP.exists():
-            problems += asp_instances(25 if arguments.quick else arguments.asp_every)
+            problems += asp_instances(every)
         if "diagonals" in sets and DIAGONALS.exists():
             problems += diagonal_instances(arguments.quick)
         if "plain" in sets:

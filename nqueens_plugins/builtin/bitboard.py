@@ -84,20 +84,24 @@ CALIBRATION_N = {"numba": 15, "python": 12}  # counted in about 0.15 s to time t
 
 def estimate_count_seconds(n: int, workers: int, kernel: str) -> float:
     """How long counting n by constellations would take here: the search's size by sampling
-    (``constellations.sample_nodes``), times the seconds per node of this machine's counter,
-    measured now by counting a small board with the same ``kernel`` ("numba" or "python").
+    (``constellations.sample_nodes``), times this machine's seconds per node with ``kernel``
+    ("numba" or "python"), shared by ``workers`` processes.
 
     The estimate tracks the machine and its load, and needs no count of n
     (n = 40 included); measured against real one-core counts at n = 16 and 17, within 10 %.
     """
+    return constellations.sample_nodes(n) * seconds_per_node(kernel) / max(1, workers)
+
+
+def seconds_per_node(kernel: str) -> float:
+    """The counter's seconds per queen placed, measured now by counting a small board (about 0.15 s)."""
     calibration = CALIBRATION_N[kernel]
     small = Problem(calibration)
     chosen = plan(small, "constellations")
     count_pieces(small, "constellations", chosen[:1], kernel)  # loads the compiled counter
     start = time.perf_counter()
     count_pieces(small, "constellations", chosen, kernel)
-    per_node = (time.perf_counter() - start) / constellations.sample_nodes(calibration)
-    return constellations.sample_nodes(n) * per_node / max(1, workers)
+    return (time.perf_counter() - start) / constellations.sample_nodes(calibration)
 
 
 def estimate_takaken_seconds(n: int) -> float:
@@ -333,8 +337,7 @@ class Bitboard(Solver):
         if not problem.is_plain:
             return None
         if way_of(problem, options) == "constellations":
-            workers = options["workers"] or os.cpu_count() or 1
-            return estimate_count_seconds(problem.n, workers, chunk_kernel(problem.n, options))
+            return estimate_count_seconds(problem.n, workers_of(options), chunk_kernel(problem.n, options))
         return estimate_takaken_seconds(problem.n) if use_numba(options) else None
 
     def preparation(self, problem: Problem, options: Mapping[str, Any]) -> str:
@@ -375,7 +378,7 @@ class Bitboard(Solver):
         kernel = chunk_kernel(n, options)
         way = way_of(problem, options)
         pieces = plan(problem, way)
-        workers = options["workers"] or os.cpu_count() or 1
+        workers = workers_of(options)
         if len(pieces) < 2 or n < 12:
             workers = 1  # starting processes costs more than these small counts
         if workers == 1:
@@ -426,6 +429,11 @@ def count_in_batches(
         sums = [a + b for a, b in zip(sums, count_pieces(problem, way, batch, kernel))]
         done += len(batch)
     return sums, done
+
+
+def workers_of(options: Mapping[str, Any]) -> int:
+    """The processes a local count uses: the ``workers`` option, or one per core."""
+    return int(options["workers"]) or os.cpu_count() or 1
 
 
 def chunk_kernel(n: int, options: Mapping[str, Any]) -> str:

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
+AUTOGROUP = Path("/proc/self/autogroup")
+AUTOGROUP_TRIES_SECONDS = 2.0
 
 
 def child_environment() -> dict[str, str]:
@@ -114,6 +118,29 @@ def kill_descendants(pid: int, spare: int | None = None) -> int:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process, signal.SIGKILL)
     return len(below)
+
+
+def keep_the_callers_priority() -> None:
+    """Carry this process's nice value over to its autogroup (Linux).
+
+    A worker is a session of its own, so that the service can kill its group;
+    where the kernel schedules each session as one group (autogroup, the default
+    on desktop and many server kernels), a group's weight ignores the nice values
+    inside it, so ``nice nqueens count ...`` would not lower the workers at all.
+    The kernel takes one such change every 0.1 s from an unprivileged user
+    (EAGAIN otherwise): workers that start together take turns."""
+    niceness = os.nice(0)
+    if niceness <= 0 or not AUTOGROUP.exists():
+        return
+    deadline = time.monotonic() + AUTOGROUP_TRIES_SECONDS
+    while True:
+        try:
+            AUTOGROUP.write_text(str(niceness), encoding="ascii")
+            return
+        except OSError as error:
+            if error.errno != errno.EAGAIN or time.monotonic() > deadline:
+                return  # not allowed here: the workers run at the group's weight, as before
+            time.sleep(0.11)
 
 
 def reap_children() -> None:

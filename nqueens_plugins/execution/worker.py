@@ -43,10 +43,8 @@ import inspect
 import os
 import pickle
 import resource
-import select
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -60,82 +58,7 @@ from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import describe, perform
 from nqueens_plugins.execution.output import PrintedHere
 from nqueens_plugins.execution.tasks import Executed, Task
-
-ORPHAN_CHECK_SECONDS = 0.2
-
-
-def leave_with_everything() -> None:
-    """SIGKILL this worker's whole process group and every descendant (a plugin's
-    process may have left the group): itself and anything a plugin started."""
-    try:
-        processes.kill_descendants(os.getpid())
-        processes.remove_scratch(os.environ.get(processes.SCRATCH_VARIABLE))  # nothing writes there now
-        os.killpg(os.getpgrp(), signal.SIGKILL)
-    finally:
-        os._exit(1)
-
-
-def die_with_parent(parent: int) -> int | None:
-    """Leave, with the whole process group, as soon as the parent is gone (even after
-    kill -9) or when told to terminate. Two watch: a thread here, and a watchdog
-    process (``start_watchdog``) for when plugin code holds the GIL. Returns the
-    watchdog's pid (None where it cannot run)."""
-    me = os.getpid()
-    watchdog = start_watchdog(parent)
-
-    def on_terminate(*_: object) -> None:
-        if os.getpid() == me:  # the worker: take the group with it
-            leave_with_everything()
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a process a plugin forked: just end
-        os.kill(os.getpid(), signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, on_terminate)
-
-    def watch() -> None:
-        while True:
-            if os.getppid() != parent:
-                leave_with_everything()
-            time.sleep(ORPHAN_CHECK_SECONDS)
-
-    if os.getppid() != parent:
-        leave_with_everything()
-    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
-    return watchdog
-
-
-def start_watchdog(parent: int) -> int | None:
-    """Fork a process that waits for the parent (the service) or this worker to end; if the
-    parent ends first, it kills this worker, its group and everything below it, and removes
-    its temp folder. The watching thread cannot do that while a plugin's native code holds
-    the GIL (pychoco does for a whole solve), which would let the worker outlive a killed
-    command until the plugin's own time limit. It waits on pidfds (Linux 5.3): no polling.
-    Forked before any thread starts. None where pidfds are missing (the thread alone)."""
-    worker = os.getpid()
-    try:
-        parent_fd = os.pidfd_open(parent)
-        worker_fd = os.pidfd_open(worker)
-    except (AttributeError, OSError):
-        return None
-    child = os.fork()
-    if child:
-        os.close(parent_fd)
-        os.close(worker_fd)
-        return child
-    try:  # the watchdog: holds no pipe of the worker's, so the service sees the worker's end as before
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        keep = sorted((parent_fd, worker_fd))
-        os.closerange(3, keep[0])
-        os.closerange(keep[0] + 1, keep[1])
-        os.closerange(keep[1] + 1, 65536)
-        ended, _, _ = select.select([parent_fd, worker_fd], [], [])
-        if parent_fd in ended and worker_fd not in ended:
-            processes.kill_descendants(worker, spare=os.getpid())
-            processes.remove_scratch(os.environ.get(processes.SCRATCH_VARIABLE))
-            with contextlib.suppress(OSError):
-                os.kill(worker, signal.SIGKILL)
-            os.killpg(os.getpgrp(), signal.SIGKILL)  # the worker's group, this watchdog last
-    finally:
-        os._exit(0)
+from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
 
 
 def warm_up(task: Task, preparation: str) -> Executed | None:
@@ -253,7 +176,7 @@ def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
     return task, None, time.perf_counter() - start
 
 
-def serve(reader: Connection, writer: Connection, watchdog: int | None = None) -> None:
+def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = None) -> None:
     preparations = Preparations()
     printed = PrintedHere()
     while True:
@@ -276,26 +199,14 @@ def serve(reader: Connection, writer: Connection, watchdog: int | None = None) -
         outcome.prepare_seconds = prepared
         if task.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.memory)})"
-        if set(processes.children(os.getpid())) - {watchdog}:  # a plugin's processes do not outlive its call
-            processes.kill_descendants(os.getpid(), spare=watchdog)
+        spared = watchdog.running() if watchdog is not None else None
+        if set(processes.children(os.getpid())) - {spared}:  # a plugin's processes do not outlive its call
+            processes.kill_descendants(os.getpid(), spare=spared)
             processes.reap_children()
         try:
             writer.send(("done", outcome))
         except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
             writer.send(("done", outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
-
-
-def keep_the_callers_priority() -> None:
-    """Carry this process's nice value over to its autogroup (Linux).
-
-    A worker is a session of its own, so that the service can kill its group;
-    where the kernel schedules each session as one group (autogroup, the default
-    on desktop and many server kernels), a group's weight ignores the nice values
-    inside it, so ``nice nqueens count ...`` would not lower the workers at all."""
-    niceness = os.nice(0)
-    if niceness > 0:
-        with contextlib.suppress(OSError):
-            Path("/proc/self/autogroup").write_text(str(niceness), encoding="ascii")
 
 
 def log_own_failures(path: Path) -> None:
@@ -315,7 +226,7 @@ def main() -> None:
     os.dup2(2, 1)  # what plugins print goes to stderr; results travel on the pipe only
     sys.stdout = sys.stderr
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    keep_the_callers_priority()
+    processes.keep_the_callers_priority()
     processes.become_subreaper()
     watchdog = die_with_parent(parent)
     reader, writer = Connection(read_fd, writable=False), Connection(write_fd, readable=False)
@@ -326,6 +237,7 @@ def main() -> None:
     try:
         writer.send(("ready",))
         serve(reader, writer, watchdog)
+        watchdog.end()
     except (BrokenPipeError, ConnectionResetError):
         # The service is gone (its command ended or was killed): no one to answer, nothing to log, and
         # no one else to end what the plugin started or to remove the temp folder.
