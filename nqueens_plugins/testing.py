@@ -220,13 +220,20 @@ BLOCKED_SATISFIABLE = [(c, r) for c in range(8) for r in range(8) if (c + r) % 3
 EXCLUDED_UNSATISFIABLE = ((4, 1), (2, 1), (14, 0), (8, 1), (8, 0), (7, 0), (3, 1))
 
 
+# A column with every square blocked: impossible on its face, and an empty domain, which some
+# libraries reject as a malformed model (CP-SAT did, on an ASP competition instance).
+EMPTY_COLUMN = [(3, row) for row in range(8)]
+
+
 def check_blocked_squares(variant: Variant) -> None:
     """Blocked squares honoured where supported (never a queen on one; complete solvers decide
-    both instances), and refused by the host with one line where not."""
+    the three instances, one with a column whose squares are all blocked), and refused by the
+    host with one line where not."""
     from nqueens_plugins.formats.instances import diagonal_squares
 
     satisfiable = make_problem(8, blocked=BLOCKED_SATISFIABLE)
     unsatisfiable = make_problem(10, blocked=diagonal_squares(10, EXCLUDED_UNSATISFIABLE))
+    empty_column = make_problem(8, blocked=EMPTY_COLUMN)
     if not getattr(variant.solver, "supports_blocked", False):
         try:
             check_runnable(variant, satisfiable)
@@ -234,8 +241,8 @@ def check_blocked_squares(variant: Variant) -> None:
             assert "blocked" in str(exc), f"refused blocked squares with an unclear message: {exc}"
             return
         raise AssertionError("does not support blocked squares, yet the host did not refuse them")
-    asked = taken(variant, [satisfiable, unsatisfiable], "both blocked instances (n = 8 and 10)")
-    for problem, solvable in ((satisfiable, True), (unsatisfiable, False)):
+    asked = taken(variant, [satisfiable, unsatisfiable, empty_column], "the blocked instances (n = 8 and 10)")
+    for problem, solvable in ((satisfiable, True), (unsatisfiable, False), (empty_column, False)):
         if problem not in asked:
             continue
         result = run(variant, problem, seed=5, timeout=SOLVE_TIMEOUT)

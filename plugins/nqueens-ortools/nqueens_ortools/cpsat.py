@@ -168,6 +168,8 @@ class CpSat(Solver):
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         from ortools.sat.python import cp_model
 
+        if problem.contradiction() is not None:  # an empty domain, which CP-SAT rejects as a malformed model
+            return Outcome(Status.NO_SOLUTION, None, 0, 0, {"branches": 0, "conflicts": 0, "wall_time": 0.0})
         try:
             model, variables = build_model(problem, options["model"], options["strategy"], budget)
         except OutOfBudget:
@@ -190,6 +192,8 @@ class CpSat(Solver):
 
         if unique:
             raise NotImplementedError("ortools-cpsat counts all solutions, not classes under symmetry")
+        if problem.contradiction() is not None:
+            return Count(Status.SOLVED, 0, False, 0, {"branches": 0, "conflicts": 0, "wall_time": 0.0})
         try:
             model, _ = build_model(problem, options["model"], options["strategy"], budget)
         except OutOfBudget:
