@@ -23,7 +23,7 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
-from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Executed, Task
+from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Executed, Task, check_countable
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.loading import host
@@ -262,6 +262,25 @@ def count(
     result = backend.run(task)
     assert isinstance(result, CountResult)
     return result
+
+
+def count_seconds(
+    solver: str | Variant,
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    unique: bool = False,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    **options: Any,
+) -> float | None:
+    """About how many seconds ``count`` would take on this machine, by the solver's own estimate (None
+    when it cannot tell); refuses what ``count`` would refuse. ``bitboard`` samples its search (a second
+    or a few), so a count of days can be declined before it starts."""
+    chosen = variant(solver, **options)
+    problem = problem_of(n, instance, fixed, blocked)
+    check_countable(chosen, problem, unique)
+    return chosen.solver.count_seconds(problem, chosen.options)
 
 
 def compare(

@@ -416,15 +416,17 @@ def count(
     problem = api.problem_of(size, instance, fixed, blocked)
     if resume and out is None:
         fail("--resume continues the count kept in --out FILE: give --out too")
-    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and timeout is None and not yes:
+    how_long = None  # for a count that takes days: how long the whole would take, said before and after
+    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM:
+        estimate = api.count_seconds(variant, problem, unique=unique)
+        how_long = f"about {format_duration(estimate)}" if estimate is not None else "days or more"
         expected = known_count(problem.n)
         size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
-        estimate = variant.solver.count_seconds(problem, variant.options)
-        how_long = f"about {format_duration(estimate)}" if estimate is not None else "days or more"
-        fail(
-            f"counting n = {problem.n} ({size_note}) would take {how_long} with {variant.label} on this machine; "
-            "add --timeout SEC to count for that long, or --yes"
-        )
+        whole = f"counting n = {problem.n} ({size_note}) would take {how_long} with {variant.label} on this machine"
+        if timeout is None and not yes:
+            fail(f"{whole}; add --timeout SEC to count for that long, or --yes")
+        if timeout is not None and not as_json:
+            click.echo(f"nqueens: note: {whole}; counting for {timeout:g} s", err=True)
     if progress is None:
         progress = sys.stderr.isatty()
     # With progress (or on a cluster) the count is split into the pieces the solver offers, counted by
@@ -446,7 +448,7 @@ def count(
     if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
-        make_console().print(count_summary(result), highlight=False)
+        make_console().print(count_summary(result, how_long), highlight=False)
     failed = result.status in (Status.ERROR, Status.INVALID)
     tell_output(result.solver, result.output_bytes, result.output, show_output or failed)
     if result.status == Status.INVALID:

@@ -79,8 +79,12 @@ def preparation(seconds: float | None) -> str:
     return f" (before it, {seconds:.1f} s preparing the solver: import and warm-up, untimed)"
 
 
-def count_summary(result: CountResult) -> str:
-    """What a count found, as a sentence for each way it can end (never a bare "?")."""
+def count_summary(result: CountResult, whole_count: str | None = None) -> str:
+    """What a count found, as a sentence for each way it can end (never a bare "?").
+
+    ``whole_count`` is how long the solver estimates the whole count would take ("about 3.2 days"),
+    said when the count stopped before its end and no finished pieces give a pace.
+    """
     what = "classes under symmetry" if result.unique else "solutions"
     board = f"n = {result.n}" if result.problem.is_plain else f"{result.problem.label} (n = {result.n})"
     shown = None if result.solutions is None else f"{result.solutions:,}"
@@ -103,7 +107,7 @@ def count_summary(result: CountResult) -> str:
             check = result.reason or "not checked"
         line = f"{result.solver} counted {shown} {what} for {board}; {check}"
     lines = [line]
-    pace = pieces_pace(result)
+    pace = pieces_pace(result, whole_count)
     if pace:
         lines.append(pace)
     figures = f"iterations {result.iterations:,}"
@@ -122,18 +126,27 @@ def format_duration(seconds: float) -> str:
     return f"{seconds:.0f} seconds"
 
 
-def pieces_pace(result: CountResult) -> str | None:
-    """For a split count cut short: how many pieces are done and, at this run's pace, how long the rest
-    would take (an estimate from the pieces counted, which differ in size: a guide, not a promise)."""
+def pieces_pace(result: CountResult, whole_count: str | None = None) -> str | None:
+    """For a count cut short: how many pieces are done and, at this run's pace, how long the rest
+    would take (an estimate from the pieces counted, which differ in size: a guide, not a promise).
+    Before any piece is done, or for a count in one piece, ``whole_count`` (the solver's estimate) is
+    said instead."""
+    if result.status == "solved":
+        return None
+    if result.status in ("error", "invalid"):
+        whole_count = None  # the count did not run out of time: how long it would take is beside the point
     counters = result.counters or {}
     parts, counted = counters.get("parts"), counters.get("parts_counted")
-    if result.status == "solved" or not isinstance(parts, int) or not isinstance(counted, int):
-        return None
+    estimated = f"the whole count would take {whole_count} on this machine (estimated from a sample of the search)"
+    if not isinstance(parts, int) or not isinstance(counted, int):
+        return estimated if whole_count else None
     here = counted - int(counters.get("parts_resumed", 0))
     line = f"{counted:,} of {parts:,} pieces counted"
     if here > 0 and counted < parts and result.seconds > 0:
         rest = result.seconds / here * (parts - counted)
         line += f"; at this run's pace the other {parts - counted:,} would take about {format_duration(rest)}"
+    elif whole_count:
+        line += f"; {estimated}"
     return line
 
 
