@@ -170,9 +170,44 @@ def load_runs(out: Path) -> list[dict[str, Any]]:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if record.get("type") == "run" and record.get("status") != "refused":
+            if record.get("type") == "run":
                 records.append(record)
     return records
+
+
+def plain_table(records: Iterable[Mapping[str, Any]], limit: float) -> None:
+    """Plain boards, one column per n: the seconds to a verified board, "-" past the limit, "refused" where
+    the solver declines the size (each refusal's reason below: the largest n its model takes)."""
+    cells: dict[str, dict[int, Mapping[str, Any]]] = defaultdict(dict)
+    for record in records:
+        cells[str(record["solver"])][int(record["n"])] = record
+    if not cells:
+        return
+    sizes = sorted({n for runs in cells.values() for n in runs})
+    registry = host.registry()
+    header(f"Plain boards: seconds to a verified board, {limit:g} s limit, one run at a time ({cpu_name()})")
+    print(f"{'solver':<40} {'family':<13}" + "".join(f"{'n=' + str(n):>10}" for n in sizes))
+    reasons: dict[str, str] = {}
+    for solver, runs in sorted(cells.items()):
+        name = solver.split("[")[0]
+        family = getattr(registry.get(name).solver, "family", None) if name in registry else None
+        row = ""
+        for n in sizes:
+            record = runs.get(n)
+            if record is None:
+                cell = "not run"
+            elif record["status"] == "solved" and record.get("verified") is not False:
+                cell = f"{float(record['seconds']):.2f}"
+            elif record["status"] == "refused":
+                cell = "refused"
+                reasons.setdefault(solver, str(record.get("reason") or ""))
+            else:
+                cell = "-" if record["status"] == "timed-out" else str(record["status"])
+            row += f"{cell:>10}"
+        print(f"{solver:<40} {family or '-':<13}{row}", flush=True)
+    print(f'("-": not decided within {limit:g} s)')
+    for solver, reason in sorted(reasons.items()):
+        print(f"  {solver} refused: {reason}")
 
 
 def tables(
@@ -338,12 +373,11 @@ def main() -> None:
         with api.executor_for(arguments.executor, arguments.scheduler, 1) as executor:
             run_all(specs, problems, limit, out, executor)
     records = load_runs(out)
-    # Apart: a board a solver refuses (bitset-mrv takes n up to 62) would count as a PAR-2 failure.
-    tables([r for r in records if r.get("source")], limit, asp, "Hard instances (ASP Blocked, Excluded Diagonals)")
-    tables(
-        [r for r in records if not r.get("source")], limit, asp, "Plain boards (a refused board counts as undecided)"
-    )
-    asp_targets(records, limit, asp)
+    hard = [r for r in records if r.get("source") and r["status"] != "refused"]
+    tables(hard, limit, asp, "Hard instances (ASP Blocked, Excluded Diagonals)")
+    # Apart, size by size: most models stop at some n (bitset-mrv at 62), which a PAR-2 total would hide.
+    plain_table([r for r in records if not r.get("source")], limit)
+    asp_targets(hard, limit, asp)
     finish()
 
 
