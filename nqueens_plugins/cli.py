@@ -425,8 +425,9 @@ def count(
         whole = f"counting n = {problem.n} ({size_note}) would take {how_long} with {variant.label} on this machine"
         if timeout is None and not yes:
             fail(f"{whole}; add --timeout SEC to count for that long, or --yes")
-        if timeout is not None and not as_json:
-            click.echo(f"nqueens: note: {whole}; counting for {timeout:g} s", err=True)
+        if not as_json:
+            limit = f"; counting for {timeout:g} s" if timeout is not None else ""
+            click.echo(f"nqueens: note: {whole}{limit}", err=True)
     if progress is None:
         progress = sys.stderr.isatty()
     # With progress (or on a cluster) the count is split into the pieces the solver offers, counted by
