@@ -85,6 +85,15 @@ def test_a_solver_that_changes_its_problem_is_judged_on_the_hosts_copy(hostile: 
     assert result.status == "invalid" and result.n == 8
 
 
+def test_a_problems_copy_shares_nothing_a_solver_can_change() -> None:
+    original = nq.Problem(8, {0: 3}, frozenset({(1, 1)}), source="here")
+    mine = original.copy()
+    assert mine == original and mine.source == "here" and mine.id == original.id
+    mine.fixed[5] = 5  # the only mutable part
+    object.__setattr__(mine, "n", 4)
+    assert original.fixed == {0: 3} and original.n == 8
+
+
 @pytest.mark.parametrize(
     "call, words",
     [

@@ -83,6 +83,12 @@ class Problem:
     def __hash__(self) -> int:
         return hash((self.n, tuple(self.fixed.items()), self.blocked))
 
+    def copy(self) -> Problem:
+        """A copy a solver may change without touching this one. Only the fixed queens' dict can
+        change (the rest is immutable), so this copies that alone: ``copy.deepcopy`` walked every
+        blocked square, 4 ms a call on an ASP n = 28 instance, a tenth of a fast solve."""
+        return Problem(self.n, dict(self.fixed), self.blocked, self.source)
+
     @property
     def is_plain(self) -> bool:
         """True for the classic puzzle: nothing pre-placed, nothing blocked."""

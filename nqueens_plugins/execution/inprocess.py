@@ -9,8 +9,6 @@ what it was given is still judged on the host's own.
 
 from __future__ import annotations
 
-import copy
-
 from nqueens_plugins.core.problem import Budget, Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.calls import execute, execute_count
@@ -31,12 +29,12 @@ def run(
     """Solve in this process and verify."""
     check_runnable(variant, problem)
     steps = start_trace(variant, problem) if trace else None
-    executed = execute(variant, copy.deepcopy(problem), seed, trial, Budget(timeout, max_iterations, trace=steps))
+    executed = execute(variant, problem.copy(), seed, trial, Budget(timeout, max_iterations, trace=steps))
     return judge(variant, problem, seed, trial, executed)
 
 
 def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: float | None = None) -> CountResult:
     """Count in this process and verify."""
     check_countable(variant, problem, unique)
-    executed = execute_count(variant, copy.deepcopy(problem), unique, Budget(timeout))
+    executed = execute_count(variant, problem.copy(), unique, Budget(timeout))
     return judge_count(variant, problem, unique, executed)
