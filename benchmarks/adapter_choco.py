@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from common import CSPLIB, count, finish, header, machine, report, solve, timed
+from common import CSPLIB, count, finish, header, machine, report, report_overhead, solve, timed
 
 from nqueens_plugins import Budget, Problem
 from nqueens_plugins.formats.instances import load_one, shipped_instance
@@ -106,13 +106,11 @@ def compare(label: str, problem: Problem) -> float:
             times[name].append(timed(lambda run=run: run(problem))[0])  # type: ignore[misc]
     median = {name: statistics.median(values) for name, values in times.items()}
     answer = "no solution" if answers["raw"][0] is None else "solved"
-    report(
-        f"choco {label}: plugin / raw",
-        median["plugin"] / median["raw"],
-        None,
-        unit="x",
-        note=f"raw {median['raw'] * 1000:.1f} ms, plugin {median['plugin'] * 1000:.1f} ms; "
-        f"{answer}, {nodes['raw']} nodes; {same}",
+    report_overhead(
+        f"choco {label}",
+        median["plugin"],
+        median["raw"],
+        f"raw {median['raw'] * 1000:.1f} ms, plugin {median['plugin'] * 1000:.1f} ms; {answer}, {nodes['raw']} nodes; {same}",
     )
     report(
         f"choco {label}: host's in-process call / raw",

@@ -22,11 +22,10 @@ from __future__ import annotations
 import random
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
-from common import CSPLIB, finish, header, machine, report, solve
+from common import CSPLIB, cpu_timed, finish, header, machine, report, report_overhead, solve
 
 from nqueens_plugins import Budget, Problem
 from nqueens_plugins.execution.calls import derive_seed
@@ -36,13 +35,6 @@ REPEATS = 5  # runs of each, after one to warm up; 4x as many for instances raw 
 OPTIONS = {"encoding": "competition", "configuration": "crafty"}  # the adapter's defaults
 # Blocked n-Queens from the 2009 ASP competition set, decided by clingo in about a second here.
 COMPETITION = ("blockedqueens.56.1860530797.param", "blockedqueens.56.1860436781.param")
-
-
-def cpu_timed(function: Callable[[], Any]) -> float:
-    """CPU seconds of this process (all its threads) that ``function`` takes."""
-    start = time.process_time()
-    function()
-    return time.process_time() - start
 
 
 def host_seed(problem: Problem) -> int:
@@ -92,12 +84,11 @@ def compare(label: str, problem: Problem) -> tuple[float, float]:
     median = {name: statistics.median(values) for name, values in times.items()}
     same = "same search" if len(set(answers.values())) == 1 else f"searches differ: {answers}"
     plugin_ratio, host_ratio = median["plugin"] / median["raw"], median["host"] / median["raw"]
-    report(
-        f"clingo {label}: plugin / raw - 1",
-        100 * (plugin_ratio - 1),
-        None,
-        unit="%",
-        note=f"raw {median['raw'] * 1000:.1f} ms, plugin {median['plugin'] * 1000:.1f} ms, "
+    report_overhead(
+        f"clingo {label}",
+        median["plugin"],
+        median["raw"],
+        f"raw {median['raw'] * 1000:.1f} ms, plugin {median['plugin'] * 1000:.1f} ms, "
         f"host {median['host'] * 1000:.1f} ms (+{100 * (host_ratio - 1):.0f} %); "
         f"{answers['raw'][0]}, {answers['raw'][1]} choices; {same}",
     )

@@ -9,6 +9,7 @@ so that a run on a noisy machine shows the figures, not just a pass/fail.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import sys
 import time
@@ -69,17 +70,33 @@ def timed(function: Callable[[], Any]) -> tuple[float, Any]:
     return time.perf_counter() - start, value
 
 
+def cpu_timed(function: Callable[[], Any]) -> float:
+    """CPU seconds of this process (all its threads) that ``function`` takes: unlike the wall clock,
+    other processes on a busy machine do not count in it."""
+    start = time.process_time()
+    function()
+    return time.process_time() - start
+
+
 def interleaved_medians(
-    runs: dict[str, Callable[[Any], Any]], argument: Any, repeats: int
+    runs: dict[str, Callable[[Any], Any]], argument: Any, repeats: int, cpu: bool = False
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """Each run's median seconds over ``repeats`` rounds, interleaved so that drift on a busy machine
-    hits all alike; and what each returned on a first, untimed call (a warm-up, and the search to compare)."""
+    hits all alike; and what each returned on a first, untimed call (a warm-up, and the search to compare).
+    ``cpu`` times by this process's CPU time (for runs that stay in this process)."""
     answers = {name: run(argument) for name, run in runs.items()}
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeats):
         for name, run in runs.items():
-            times[name].append(timed(lambda run=run: run(argument))[0])  # type: ignore[misc]
+            call = functools.partial(run, argument)
+            times[name].append(cpu_timed(call) if cpu else timed(call)[0])
     return {name: statistics.median(values) for name, values in times.items()}, answers
+
+
+# Issue 25: an adapter adds at most 10 % to its raw library's time on the same model and the same search,
+# judged where the raw run takes JUDGED_FROM seconds or more.
+OVERHEAD_PERCENT = 10.0
+JUDGED_FROM = 0.1
 
 
 def machine() -> str:
@@ -106,6 +123,22 @@ def report(target: str, measured: float, limit: float | None, unit: str = "s", n
         FAILURES.append(target)
     shown_limit = "" if limit is None else f"<= {limit:g} {unit}"
     print(f"{target:<66} {measured:>10.3f} {unit:<3} {shown_limit:<12} {verdict:<6} {note}", flush=True)
+
+
+def report_overhead(target: str, adapter: float, raw: float, note: str = "") -> float:
+    """Report what an adapter adds to its raw library, in per cent of the raw time, and return it.
+
+    Judged against ``OVERHEAD_PERCENT`` where the raw run takes ``JUDGED_FROM`` seconds or more. On a
+    run of a few milliseconds a fixed cost per call (a fork, a verifier pass, reading statistics) is a
+    large share of very little: there the milliseconds added are printed and not judged.
+    """
+    percent = 100 * (adapter / raw - 1)
+    judged = raw >= JUDGED_FROM
+    added = f"{(adapter - raw) * 1000:+.1f} ms a call" + (
+        "" if judged else f" (a raw run under {JUDGED_FROM:g} s: not judged)"
+    )
+    report(f"{target}: adapter / raw - 1", percent, OVERHEAD_PERCENT if judged else None, "%", f"{added}; {note}")
+    return percent
 
 
 def header(title: str) -> None:
