@@ -237,6 +237,11 @@ def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
     assert same.verdict == UNSATISFIABLE and "confirmed within one family only (search)" in same.detail
     mixed = judge_instance(problem, results, {}, None, {"bitset-mrv": "search", "backtracking": "SAT"})
     assert "families: SAT, search" in mixed.detail and mixed.refuting_families == ["SAT", "search"]
+    from nqueens_plugins.views.report import instance_checks_summary
+
+    summary = instance_checks_summary([same, mixed], with_published=False)
+    assert "no solution confirmed across families: 1 of 2 (by 2 families each, of SAT, search)" in summary
+    assert "1 within one family only" in summary and "confirmed within one family only (search)" in summary
 
 
 def test_cross_check_of_a_shipped_instance_holds_it_against_its_published_answer() -> None:

@@ -429,6 +429,21 @@ def agreement_cell(check: Check) -> Text:
     return Text("yes", style="green")
 
 
+def families_line(unsatisfiable: Sequence[InstanceCheck]) -> str:
+    """How many no-solution verdicts solvers of two families or more confirmed: two solvers of one
+    family may share a mistake in how they read the problem, two families are unlikely to."""
+    across = [c for c in unsatisfiable if len(c.refuting_families) > 1]
+    line = f"no solution confirmed across families: {len(across):,} of {len(unsatisfiable):,}"
+    if across:
+        sizes = sorted({len(c.refuting_families) for c in across})
+        each = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
+        named = sorted({family for c in across for family in c.refuting_families})
+        line += f" (by {each} families each, of {', '.join(named)})"
+    if len(across) < len(unsatisfiable):
+        line += f"; {len(unsatisfiable) - len(across):,} within one family only (below)"
+    return line
+
+
 def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
     """Counts of each verdict, agreement with the published answers, then the instances that need a look."""
     verdicts = Counter(check.verdict for check in checks)
@@ -436,6 +451,9 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
         f"cross-check of {len(checks):,} instances: "
         + ", ".join(f"{count:,} {verdict}" for verdict, count in sorted(verdicts.items()))
     ]
+    unsatisfiable = [c for c in checks if c.verdict == "unsatisfiable"]
+    if unsatisfiable:
+        lines.append(families_line(unsatisfiable))
     if with_published:
         known = [c for c in checks if c.published is not None]
         decided = [c for c in known if c.verdict != "undecided"]
