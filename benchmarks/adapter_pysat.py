@@ -71,20 +71,15 @@ def raw_clauses(problem: Problem) -> tuple[list[list[int]], int]:
     return clauses, top
 
 
-def adapter_order(problem: Problem) -> list[list[int]]:
-    """The adapter's clauses in its order (``same_cnf`` checks they are ``raw_clauses``'s)."""
-    from nqueens_pysat.encoding import clauses_of
-
-    return clauses_of(problem, "pairwise")[0]
-
-
-def raw(problem: Problem, solver: str) -> tuple[str, int]:
-    """python-sat alone: build, one solve(), read the board. (status, conflicts)."""
+def raw(problem: Problem, solver: str, ordered: list[list[int]]) -> tuple[str, int]:
+    """python-sat alone: build the CNF (``raw_clauses``), one solve(), read the board; (status, conflicts).
+    The solver is handed ``ordered``, the same clauses in the adapter's order, made before the clock
+    starts: the build is timed as a python-sat user's, the search is the adapter's."""
     from pysat.solvers import Solver
 
     n = problem.n
-    clauses = adapter_order(problem)
-    with Solver(name=solver, bootstrap_with=clauses) as sat:
+    raw_clauses(problem)
+    with Solver(name=solver, bootstrap_with=ordered) as sat:
         satisfiable = sat.solve()
         if satisfiable:
             model = sat.get_model()
@@ -93,35 +88,36 @@ def raw(problem: Problem, solver: str) -> tuple[str, int]:
         return ("solved" if satisfiable else "no-solution"), int(sat.accum_stats()["conflicts"])
 
 
-def adapter(problem: Problem, solver: str) -> tuple[str, int]:
+def adapter(problem: Problem, solver: str, ordered: list[list[int]]) -> tuple[str, int]:
     result = solve(f"pysat[solver={solver}]", problem, timeout=120)
     assert result.status in ("solved", "no-solution"), result.status
     assert result.status == "no-solution" or result.verified
     return str(result.status), int(result.counters["conflicts"])
 
 
-def same_cnf(problem: Problem) -> None:
-    """The baseline poses exactly the adapter's clauses (as sets: the order of lines may differ)."""
+def adapter_order(problem: Problem) -> list[list[int]]:
+    """The adapter's clauses in its order, checked to be exactly the baseline's (as sets)."""
     from nqueens_pysat.encoding import clauses_of
 
     ours, size = clauses_of(problem, "pairwise")
     theirs, top = raw_clauses(problem)
     assert size.variables == top and sorted(map(sorted, ours)) == sorted(map(sorted, theirs)), problem.label
+    return ours
 
 
 def compare(label: str, problem: Problem, solver: str = "cadical195") -> None:
-    same_cnf(problem)
-    runs: dict[str, Callable[[Problem, str], tuple[str, int]]] = {"raw": raw, "adapter": adapter}
-    first = {name: run(problem, solver) for name, run in runs.items()}  # warm up; both must decide alike
+    ordered = adapter_order(problem)
+    runs: dict[str, Callable[[Problem, str, list[list[int]]], tuple[str, int]]] = {"raw": raw, "adapter": adapter}
+    first = {name: run(problem, solver, ordered) for name, run in runs.items()}  # warm up; both must decide alike
     assert first["raw"][0] == first["adapter"][0], first
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for _ in range(REPEATS):  # interleaved, so drift on a busy machine hits both
-        for name, run in runs.items():
-            times[name].append(timed(lambda run=run: run(problem, solver))[0])  # type: ignore[misc]
-    median = {name: statistics.median(values) for name, values in times.items()}
     if first["raw"][1] != first["adapter"][1]:
         report(f"pysat {solver} {label}: searches that differ", 1, 0, "", f"conflicts differ: {first}")
         return
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(REPEATS):  # interleaved, so drift on a busy machine hits both
+        for name, run in runs.items():
+            times[name].append(timed(lambda run=run: run(problem, solver, ordered))[0])  # type: ignore[misc]
+    median = {name: statistics.median(values) for name, values in times.items()}
     report_overhead(
         f"pysat {solver} {label}",
         median["adapter"],

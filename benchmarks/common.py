@@ -125,8 +125,8 @@ def report(target: str, measured: float, limit: float | None, unit: str = "s", n
     print(f"{target:<66} {measured:>10.3f} {unit:<3} {shown_limit:<12} {verdict:<6} {note}", flush=True)
 
 
-def report_overhead(target: str, adapter: float, raw: float, note: str = "") -> float:
-    """Report what an adapter adds to its raw library, in per cent of the raw time, and return it.
+def report_overhead(target: str, adapter: float, raw: float, note: str = "") -> None:
+    """Report what an adapter adds to its raw library, in per cent of the raw time.
 
     Judged against ``OVERHEAD_PERCENT`` where the raw run takes ``JUDGED_FROM`` seconds or more. On a
     run of a few milliseconds a fixed cost per call (a fork, a verifier pass, reading statistics) is a
@@ -138,7 +138,6 @@ def report_overhead(target: str, adapter: float, raw: float, note: str = "") -> 
         "" if judged else f" (a raw run under {JUDGED_FROM:g} s: not judged)"
     )
     report(f"{target}: adapter / raw - 1", percent, OVERHEAD_PERCENT if judged else None, "%", f"{added}; {note}")
-    return percent
 
 
 def header(title: str) -> None:

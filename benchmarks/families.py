@@ -153,6 +153,12 @@ def run_all(specs: Sequence[str], problems: Sequence[Problem], limit: float, out
 # --- the tables ------------------------------------------------------------------
 
 
+def family_of(registry: Any, solver: str) -> str | None:
+    """The family of a solver spec (``pysat[solver=lingeling]`` is pysat's), None when it is not installed."""
+    name = solver.split("[")[0]
+    return getattr(registry.get(name).solver, "family", None) if name in registry else None
+
+
 def instance_key(record: Mapping[str, Any]) -> str:
     return str(record.get("source") or f"n={record['n']}")
 
@@ -189,8 +195,7 @@ def plain_table(records: Iterable[Mapping[str, Any]], limit: float) -> None:
     print(f"{'solver':<40} {'family':<13}" + "".join(f"{'n=' + str(n):>10}" for n in sizes))
     reasons: dict[str, str] = {}
     for solver, runs in sorted(cells.items()):
-        name = solver.split("[")[0]
-        family = getattr(registry.get(name).solver, "family", None) if name in registry else None
+        family = family_of(registry, solver)
         row = ""
         for n in sizes:
             record = runs.get(n)
@@ -233,11 +238,7 @@ def tables(
     kept = set(every)
     for solver, all_runs in sorted(by_solver.items()):
         runs = {key: record for key, record in all_runs.items() if key in kept}
-        family = (
-            getattr(registry.get(solver.split("[")[0]).solver, "family", None)
-            if solver.split("[")[0] in registry
-            else None
-        )
+        family = family_of(registry, solver)
         decided = [r for r in runs.values() if r["status"] in ("solved", "no-solution") and r["status"] != "invalid"]
         agreeing = sum(
             1 for r in decided if (published := published_answer(r)) is None or (r["status"] == "solved") == published

@@ -30,7 +30,8 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.problem import Status
+from nqueens_plugins.core.problem import Problem, Status
+from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT
 
 EXIT_NOT_SOLVED = 1
@@ -416,18 +417,19 @@ def count(
     problem = api.problem_of(size, instance, fixed, blocked)
     if resume and out is None:
         fail("--resume continues the count kept in --out FILE: give --out too")
-    how_long = None  # for a count that takes days: how long the whole would take, said before and after
-    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM:
-        estimate = api.count_seconds(variant, problem, unique=unique)
-        how_long = f"about {format_duration(estimate)}" if estimate is not None else "days or more"
+    how_long = None  # the solver's estimate for a count that takes days, said before the count and after
+    refused = timeout is None and not yes
+    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and (refused or not as_json):
+        estimate = count_estimate(variant, problem, unique)
+        how_long = None if estimate is None else f"about {format_duration(estimate)}"
         expected = known_count(problem.n)
         size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
-        whole = f"counting n = {problem.n} ({size_note}) would take {how_long} with {variant.label} on this machine"
-        if timeout is None and not yes:
-            fail(f"{whole}; add --timeout SEC to count for that long, or --yes")
-        if not as_json:
+        whole = f"counting n = {problem.n} ({size_note}) would take {how_long or 'days or more'} with {variant.label}"
+        if refused:
+            fail(f"{whole} on this machine; add --timeout SEC to count for that long, or --yes")
+        if how_long:
             limit = f"; counting for {timeout:g} s" if timeout is not None else ""
-            click.echo(f"nqueens: note: {whole}{limit}", err=True)
+            click.echo(f"nqueens: note: {whole} on this machine (its estimate){limit}", err=True)
     if progress is None:
         progress = sys.stderr.isatty()
     # With progress (or on a cluster) the count is split into the pieces the solver offers, counted by
@@ -459,6 +461,19 @@ def count(
 
 
 # --- cross-check ---------------------------------------------------------------
+
+
+def count_estimate(variant: Variant, problem: Problem, unique: bool) -> float | None:
+    """The solver's own estimate of a count's seconds, or None when it has none or fails to give one: it
+    runs plugin code in this process, and a broken estimate must not stop a count that would run."""
+    from nqueens_plugins import api
+
+    try:
+        return api.count_seconds(variant, problem, unique=unique)
+    except BadInput:
+        raise
+    except Exception:  # noqa: BLE001 - whatever a plugin's estimate raises, the count still runs
+        return None
 
 
 @cli.command("cross-check", epilog=exit_statuses("cross-check"))

@@ -237,11 +237,27 @@ def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
     assert same.verdict == UNSATISFIABLE and "confirmed within one family only (search)" in same.detail
     mixed = judge_instance(problem, results, {}, None, {"bitset-mrv": "search", "backtracking": "SAT"})
     assert "families: SAT, search" in mixed.detail and mixed.refuting_families == ["SAT", "search"]
+    assert same.within_one_family and not mixed.within_one_family
+
+
+def test_the_cross_check_summary_says_how_each_no_solution_was_confirmed() -> None:
     from nqueens_plugins.views.report import instance_checks_summary
 
-    summary = instance_checks_summary([same, mixed], with_published=False)
-    assert "no solution confirmed across families: 1 of 2 (by 2 families each, of SAT, search)" in summary
-    assert "1 within one family only" in summary and "confirmed within one family only (search)" in summary
+    problem = Problem(10, blocked=frozenset({(0, 0)}), source="mine.param")
+    pair = [
+        answer(problem, "bitset-mrv", Status.NO_SOLUTION, None),
+        answer(problem, "backtracking", Status.NO_SOLUTION, None),
+    ]
+    same = judge_instance(problem, pair, {}, None, {"bitset-mrv": "search", "backtracking": "search"})
+    mixed = judge_instance(problem, pair, {}, None, {"bitset-mrv": "search", "backtracking": "SAT"})
+    alone = judge_instance(problem, [answer(problem, "bitset-mrv", Status.NO_SOLUTION, True)], {}, False)
+    assert alone.verdict == UNSATISFIABLE and not alone.within_one_family
+    summary = instance_checks_summary([same, mixed, alone], with_published=False)
+    assert (
+        "no solution confirmed across families: 1 of 3 (by 2 families each, of SAT, search); "
+        "1 within one family only (below); 1 by one solver with the published answer or the verifier"
+    ) in summary
+    assert "confirmed within one family only (search)" in summary  # the instance listed below
 
 
 def test_cross_check_of_a_shipped_instance_holds_it_against_its_published_answer() -> None:

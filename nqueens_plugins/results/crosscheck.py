@@ -172,6 +172,8 @@ class InstanceCheck:
     published: bool | None = None  # the published answer: satisfiable or not; None if none
     detail: str = ""
     refuting_families: list[str] = field(default_factory=list)  # families of the solvers that said no solution
+    # Unsatisfiable by two solvers or more, all of one family: they may share a mistake in how they read the problem.
+    within_one_family: bool = False
 
     @property
     def agrees(self) -> bool:
@@ -292,15 +294,27 @@ def judge_instance(
     else:
         verdict, detail = UNDECIDED, "no solver decided it within the limit"
     refuting = sorted({(families or {}).get(name, name) for name in refuters})
+    within_one_family = False
     if verdict == UNSATISFIABLE and len(refuters) >= 2:
         if len(refuting) == 1:  # two solvers of one family may share a mistake in how they read the problem
             detail += f"; confirmed within one family only ({refuting[0]})"
+            within_one_family = True
         else:
             detail += f"; families: {', '.join(refuting)}"
     if unfinished:  # as cross-check -n lists a timed-out count: said, and settling nothing
         detail += "; count inconclusive: " + ", ".join(f"{label} {why}" for label, why in sorted(unfinished.items()))
     return InstanceCheck(
-        problem.label, problem.id, problem.n, verdict, answers, dict(exact), unfinished, published, detail, refuting
+        problem.label,
+        problem.id,
+        problem.n,
+        verdict,
+        answers,
+        dict(exact),
+        unfinished,
+        published,
+        detail,
+        refuting,
+        within_one_family,
     )
 
 

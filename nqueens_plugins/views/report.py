@@ -107,9 +107,12 @@ def count_summary(result: CountResult, whole_count: str | None = None) -> str:
             check = result.reason or "not checked"
         line = f"{result.solver} counted {shown} {what} for {board}; {check}"
     lines = [line]
-    pace = pieces_pace(result, whole_count)
+    pace = pieces_pace(result)
     if pace:
         lines.append(pace)
+    ran_out = result.status not in ("solved", "error", "invalid")  # stopped by its limit, not by a fault
+    if whole_count and ran_out and pieces_counted_here(result) == 0:
+        lines.append(f"the whole count would take {whole_count} on this machine (the solver's estimate)")
     figures = f"iterations {result.iterations:,}"
     if result.counters:
         figures += " · " + format_counters(result.counters)
@@ -126,28 +129,26 @@ def format_duration(seconds: float) -> str:
     return f"{seconds:.0f} seconds"
 
 
-def pieces_pace(result: CountResult, whole_count: str | None = None) -> str | None:
-    """For a count cut short: how many pieces are done and, at this run's pace, how long the rest
-    would take (an estimate from the pieces counted, which differ in size: a guide, not a promise).
-    Before any piece is done, or for a count in one piece, ``whole_count`` (the solver's estimate) is
-    said instead."""
-    if result.status == "solved":
-        return None
-    if result.status in ("error", "invalid"):
-        whole_count = None  # the count did not run out of time: how long it would take is beside the point
+def pieces_pace(result: CountResult) -> str | None:
+    """For a split count cut short: how many pieces are done and, at this run's pace, how long the rest
+    would take (an estimate from the pieces counted, which differ in size: a guide, not a promise)."""
     counters = result.counters or {}
     parts, counted = counters.get("parts"), counters.get("parts_counted")
-    estimated = f"the whole count would take {whole_count} on this machine (estimated from a sample of the search)"
-    if not isinstance(parts, int) or not isinstance(counted, int):
-        return estimated if whole_count else None
-    here = counted - int(counters.get("parts_resumed", 0))
+    if result.status == "solved" or not isinstance(parts, int) or not isinstance(counted, int):
+        return None
+    here = pieces_counted_here(result)
     line = f"{counted:,} of {parts:,} pieces counted"
     if here > 0 and counted < parts and result.seconds > 0:
         rest = result.seconds / here * (parts - counted)
         line += f"; at this run's pace the other {parts - counted:,} would take about {format_duration(rest)}"
-    elif whole_count:
-        line += f"; {estimated}"
     return line
+
+
+def pieces_counted_here(result: CountResult) -> int:
+    """Pieces this run counted (not those resumed from a file): what a pace can be taken from."""
+    counters = result.counters or {}
+    counted = counters.get("parts_counted")
+    return counted - int(counters.get("parts_resumed", 0)) if isinstance(counted, int) else 0
 
 
 # --- plugins -------------------------------------------------------------------
@@ -433,14 +434,18 @@ def families_line(unsatisfiable: Sequence[InstanceCheck]) -> str:
     """How many no-solution verdicts solvers of two families or more confirmed: two solvers of one
     family may share a mistake in how they read the problem, two families are unlikely to."""
     across = [c for c in unsatisfiable if len(c.refuting_families) > 1]
+    within = [c for c in unsatisfiable if c.within_one_family]
+    alone = len(unsatisfiable) - len(across) - len(within)  # one solver, and the published answer or the verifier
     line = f"no solution confirmed across families: {len(across):,} of {len(unsatisfiable):,}"
     if across:
         sizes = sorted({len(c.refuting_families) for c in across})
         each = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
         named = sorted({family for c in across for family in c.refuting_families})
         line += f" (by {each} families each, of {', '.join(named)})"
-    if len(across) < len(unsatisfiable):
-        line += f"; {len(unsatisfiable) - len(across):,} within one family only (below)"
+    if within:
+        line += f"; {len(within):,} within one family only (below)"
+    if alone:
+        line += f"; {alone:,} by one solver with the published answer or the verifier"
     return line
 
 
@@ -470,9 +475,7 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
     worth_a_look = [
         c
         for c in checks
-        if not c.agrees
-        or c.verdict in ("unsatisfiable (unconfirmed)", "undecided")
-        or "within one family only" in c.detail
+        if not c.agrees or c.verdict in ("unsatisfiable (unconfirmed)", "undecided") or c.within_one_family
     ]
     for check in worth_a_look[:listed]:
         published = (
