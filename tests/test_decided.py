@@ -13,7 +13,13 @@ from nqueens_plugins.core.verify import verify_count, verify_outcome
 from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.formats import published
 from nqueens_plugins.formats.published import published_answer
-from nqueens_plugins.results.crosscheck import DISAGREEMENT, UNSATISFIABLE, judge_instance, read_expected
+from nqueens_plugins.results.crosscheck import (
+    DISAGREEMENT,
+    UNSATISFIABLE,
+    InstanceCheck,
+    judge_instance,
+    read_expected,
+)
 from nqueens_plugins.results.summary import baseline_rows, group_runs, summarise
 
 DATA = Path(__file__).parent / "data"
@@ -227,15 +233,20 @@ def test_a_no_solution_the_published_answer_confirms_needs_no_second_solver() ->
     assert check.verdict == UNSATISFIABLE and "confirmed by the published answer" in check.detail
 
 
-def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
+def two_refuters(families: dict[str, str]) -> InstanceCheck:
+    """bitset-mrv and backtracking both say no solution, each of the family given."""
     problem = Problem(10, blocked=frozenset({(0, 0)}), source="mine.param")
     results = [
         answer(problem, "bitset-mrv", Status.NO_SOLUTION, None),
         answer(problem, "backtracking", Status.NO_SOLUTION, None),
     ]
-    same = judge_instance(problem, results, {}, None, {"bitset-mrv": "search", "backtracking": "search"})
+    return judge_instance(problem, results, {}, None, families)
+
+
+def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
+    same = two_refuters({"bitset-mrv": "search", "backtracking": "search"})
     assert same.verdict == UNSATISFIABLE and "confirmed within one family only (search)" in same.detail
-    mixed = judge_instance(problem, results, {}, None, {"bitset-mrv": "search", "backtracking": "SAT"})
+    mixed = two_refuters({"bitset-mrv": "search", "backtracking": "SAT"})
     assert "families: SAT, search" in mixed.detail and mixed.refuting_families == ["SAT", "search"]
     assert same.within_one_family and not mixed.within_one_family
 
@@ -243,13 +254,9 @@ def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
 def test_the_cross_check_summary_says_how_each_no_solution_was_confirmed() -> None:
     from nqueens_plugins.views.report import instance_checks_summary
 
+    same = two_refuters({"bitset-mrv": "search", "backtracking": "search"})
+    mixed = two_refuters({"bitset-mrv": "search", "backtracking": "SAT"})
     problem = Problem(10, blocked=frozenset({(0, 0)}), source="mine.param")
-    pair = [
-        answer(problem, "bitset-mrv", Status.NO_SOLUTION, None),
-        answer(problem, "backtracking", Status.NO_SOLUTION, None),
-    ]
-    same = judge_instance(problem, pair, {}, None, {"bitset-mrv": "search", "backtracking": "search"})
-    mixed = judge_instance(problem, pair, {}, None, {"bitset-mrv": "search", "backtracking": "SAT"})
     alone = judge_instance(problem, [answer(problem, "bitset-mrv", Status.NO_SOLUTION, True)], {}, False)
     assert alone.verdict == UNSATISFIABLE and not alone.within_one_family
     summary = instance_checks_summary([same, mixed, alone], with_published=False)
