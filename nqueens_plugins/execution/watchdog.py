@@ -29,11 +29,16 @@ from nqueens_plugins.execution import processes
 ORPHAN_CHECK_SECONDS = 0.2
 
 
-def leave_with_everything() -> None:
+def leave_with_everything(watchdog: int | None = None) -> None:
     """SIGKILL this worker's whole process group and every descendant (a plugin's
-    process may have left the group): itself and anything a plugin started."""
+    process may have left the group): itself and anything a plugin started.
+
+    The ``watchdog`` is spared until the group goes: it may be sweeping at the same
+    moment, and one killed between its SIGSTOP of this worker and its SIGKILL would
+    leave the worker stopped for good (a CI run once found such a worker left over).
+    """
     try:
-        processes.kill_descendants(os.getpid())
+        processes.kill_descendants(os.getpid(), spare=watchdog)
         processes.remove_scratch(os.environ.get(processes.SCRATCH_VARIABLE))  # nothing writes there now
         os.killpg(os.getpgrp(), signal.SIGKILL)
     finally:
@@ -48,7 +53,7 @@ def die_with_parent(parent: int) -> Watchdog:
 
     def on_terminate(*_: object) -> None:
         if os.getpid() == me:  # the worker: take the group with it
-            leave_with_everything()
+            leave_with_everything(watchdog.running())
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a process a plugin forked: just end
         os.kill(os.getpid(), signal.SIGTERM)
 
@@ -57,11 +62,11 @@ def die_with_parent(parent: int) -> Watchdog:
     def watch() -> None:
         while True:
             if os.getppid() != parent:
-                leave_with_everything()
+                leave_with_everything(watchdog.running())
             time.sleep(ORPHAN_CHECK_SECONDS)
 
     if os.getppid() != parent:
-        leave_with_everything()
+        leave_with_everything(watchdog.running())
     threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
     return watchdog
 
