@@ -460,9 +460,6 @@ def count(
         sys.exit(EXIT_NOT_SOLVED)
 
 
-# --- cross-check ---------------------------------------------------------------
-
-
 def count_estimate(variant: Variant, problem: Problem, unique: bool) -> float | None:
     """The solver's own estimate of a count's seconds, or None when it has none or fails to give one: it
     runs plugin code in this process, and a broken estimate must not stop a count that would run."""
@@ -474,6 +471,9 @@ def count_estimate(variant: Variant, problem: Problem, unique: bool) -> float | 
         raise
     except Exception:  # noqa: BLE001 - whatever a plugin's estimate raises, the count still runs
         return None
+
+
+# --- cross-check ---------------------------------------------------------------
 
 
 @cli.command("cross-check", epilog=exit_statuses("cross-check"))
