@@ -71,7 +71,7 @@ def main() -> None:
         screenshot(work / "report.html", DOCS / "report.png", 1200, 1500)
         nqueens("solve", "-s", "min-conflicts", "-n", "12", "--seed", "2", "--trace", str(work / "run.json"))
         nqueens("animate", str(work / "run.json"), "-o", str(work / "run.html"))
-        screenshot(work / "run.html", DOCS / "animation.png", 640, 820)
+        screenshot(work / "run.html", DOCS / "animation.png", 640, 900)
     if not arguments.skip_phase:
         subprocess.run(
             [

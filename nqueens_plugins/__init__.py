@@ -103,6 +103,11 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    """The promise (``__all__``), not this module's own imports: what ``dir(nq)`` and tab completion show."""
+    return sorted(__all__)
+
+
 def __getattr__(name: str) -> Any:
     if name in API:
         from nqueens_plugins import api

@@ -26,6 +26,7 @@ from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_ex
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Executed, Task, check_countable
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
+from nqueens_plugins.formats.output_files import check_output
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
@@ -74,6 +75,16 @@ def variant(solver: str | Variant, **options: Any) -> Variant:
         return solver
     spec = inputs.solver_spec(solver)
     return host.registry_for_specs([spec]).variant(spec, **options)
+
+
+def files_read(problems: Iterable[Problem]) -> list[Path]:
+    """The instance files the problems came from (``FILE@d`` names FILE): never to be written over."""
+    found = []
+    for problem in problems:
+        if problem.source:
+            whole = Path(problem.source)
+            found.append(whole if whole.exists() else Path(problem.source.rpartition("@")[0] or problem.source))
+    return found
 
 
 def variants(solvers: str | Sequence[str]) -> list[Variant]:
@@ -184,7 +195,7 @@ def solve(
         max_iterations = inputs.whole_number(max_iterations, "max_iterations", minimum=1)
     trace_file = Path(trace) if isinstance(trace, (str, Path)) else None
     if trace_file is not None:
-        inputs.check_writable(trace_file)
+        check_output(trace_file, "a trace", reading=files_read([problem]), flag="--trace")
     traced = trace is not False and trace is not None
     limits: dict[str, Any] = {
         "seed": seed,
@@ -242,8 +253,10 @@ def count(
     if resume and out is None:
         raise BadInput("resume continues the count kept in out: give out too")
     if out is not None:
+        from nqueens_plugins.formats.count_pieces import KIND as PIECES_KIND
         from nqueens_plugins.formats.count_pieces import check_pieces_file
 
+        check_output(Path(out), PIECES_KIND, reading=files_read([problem]), flag="--out")
         check_pieces_file(Path(out), resume)  # before any work, like every --out
     if not isolate:
         if out is not None:
@@ -332,10 +345,13 @@ def compare(
     if problems and (fixed or blocked):
         raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
     if resume and not out:
-        raise BadInput("--resume needs --out FILE")
+        raise BadInput("--resume needs --out FILE (from Python: resume=True needs out=)")
     if out:
-        inputs.check_writable(Path(out))
+        check_output(Path(out), "a results file", reading=files_read(problems), flag="--out")
     everything = isinstance(solvers, str) and solvers.strip() == "all"
+    tell = notify or python_warning
+    if everything:
+        say_what_failed_to_load(tell)
     grid = Grid(
         chosen,
         size_list,
@@ -349,7 +365,6 @@ def compare(
         skip_refused=everything,
         prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
-    tell = notify or python_warning
     records = stream(
         grid,
         jobs=jobs,
@@ -363,6 +378,13 @@ def compare(
     )
     records = with_skipped_noted(records, grid, tell)
     return records if stream_records else list(records)
+
+
+def say_what_failed_to_load(tell: Notify) -> None:
+    """A warning for each installed plugin that failed to load: "all" cannot include its solvers, and a
+    comparison or cross-check that silently lacks them would look complete."""
+    for error in host.registry().load_errors:
+        tell(f"warning: {error.source.describe()} failed to load, so its solvers are left out: {error.message}")
 
 
 def with_skipped_noted(records: Iterator[dict[str, Any]], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:
@@ -381,9 +403,13 @@ def cross_check(
     memory: int | str | None = None,
     executor: Executor | None = None,
     prepare_timeout: float = PREPARE_TIMEOUT,
+    notify: Notify | None = None,
 ) -> list[Check]:
     """Every solver (default: all) on each n: counts against OEIS and each other, boards verified,
-    no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement."""
+    no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement.
+    ``notify`` gets the warnings (default: Python warnings), such as a plugin that failed to load."""
+    if solvers is None or (isinstance(solvers, str) and solvers.strip() == "all"):
+        say_what_failed_to_load(notify or python_warning)
     return cross_check_sizes(
         variants(solvers or "all"),
         inputs.parse_sizes(sizes) if isinstance(sizes, str) else list(sizes),
@@ -406,10 +432,13 @@ def cross_check_files(
     memory: int | str | None = None,
     executor: Executor | None = None,
     prepare_timeout: float = PREPARE_TIMEOUT,
+    notify: Notify | None = None,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every solver that takes it (default: every complete one), optionally count
     it too, and judge the answers against each other and the published ones (``expected``, a CSPLib results
-    file). Returns the checks and the solvers skipped (label -> why)."""
+    file). Returns the checks and the solvers skipped (label -> why). ``notify`` gets the warnings."""
+    if solvers is None or (isinstance(solvers, str) and solvers.strip() == "all"):
+        say_what_failed_to_load(notify or python_warning)
     chosen = variants(solvers or "all")
     if solvers is None:
         chosen = [v for v in chosen if v.complete]

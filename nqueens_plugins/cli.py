@@ -15,6 +15,7 @@ every command to keep it so.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import json
@@ -23,7 +24,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
@@ -33,6 +34,8 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT
+from nqueens_plugins.formats.output_files import check_output, write_whole
+from nqueens_plugins.views.escaping import for_terminal, strict_json
 
 EXIT_NOT_SOLVED = 1
 EXIT_BAD_INPUT = 2
@@ -137,7 +140,7 @@ PREPARE_HELP = (
 
 
 def fail(message: str) -> None:
-    click.echo(f"nqueens: error: {message}", err=True)
+    click.echo(f"nqueens: error: {for_terminal(message)}", err=True)  # it may quote a file: one line, shown
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -219,27 +222,43 @@ def tell_output(label: str, printed: int, tail: str | None, shown: bool) -> None
         )
 
 
-def tell_outputs(records: Sequence[Mapping[str, Any]], shown: bool) -> None:
-    """What the solvers of a comparison printed: each run's end when asked for, else one note per solver."""
-    if shown:
-        for record in records:
-            label = f"{record['solver']} on n={record['n']} (trial {record['trial']})"
-            tell_output(label, int(record.get("output_bytes") or 0), record.get("output"), True)
-        return
-    totals: dict[str, list[int]] = {}
-    for record in records:
-        if record.get("output_bytes"):
-            total = totals.setdefault(str(record["solver"]), [0, 0])
-            total[0] += int(record["output_bytes"])
-            total[1] += 1
-    from nqueens_plugins.execution.output import format_size
+class RunsWatched:
+    """What a comparison's records leave for the end, kept while they stream past (never the records: a
+    grid of a million runs holds a few numbers per solver): how many, whether any was rejected, and what
+    the solvers printed (each printing run's end when ``--show-output`` asks, else a total per solver)."""
 
-    for solver, (printed, runs) in totals.items():
-        click.echo(
-            f"nqueens: note: {solver} printed {format_size(printed)} in {runs:,} run{'s' if runs != 1 else ''} "
-            "(each run's end is in its record; --show-output shows it)",
-            err=True,
-        )
+    def __init__(self, show_output: bool) -> None:
+        self.show_output = show_output
+        self.runs = 0
+        self.rejected = False
+        self.printed: dict[str, list[int]] = {}  # solver -> [bytes, runs]
+        self.tails: list[tuple[str, int, str | None]] = []  # with --show-output: (label, bytes, its end)
+
+    def follow(self, records: Iterable[Mapping[str, Any]]) -> Iterator[Mapping[str, Any]]:
+        for record in records:
+            self.runs += 1
+            self.rejected = self.rejected or record["status"] == Status.INVALID
+            printed = int(record.get("output_bytes") or 0)
+            if printed and self.show_output:
+                label = f"{record['solver']} on n={record['n']} (trial {record['trial']})"
+                self.tails.append((label, printed, record.get("output")))
+            elif printed:
+                total = self.printed.setdefault(str(record["solver"]), [0, 0])
+                total[0] += printed
+                total[1] += 1
+            yield record
+
+    def tell(self) -> None:
+        for label, printed, tail in self.tails:
+            tell_output(label, printed, tail, True)
+        from nqueens_plugins.execution.output import format_size
+
+        for solver, (printed, runs) in self.printed.items():
+            click.echo(
+                f"nqueens: note: {solver} printed {format_size(printed)} in {runs:,} run{'s' if runs != 1 else ''} "
+                "(each run's end is in its record; --show-output shows it)",
+                err=True,
+            )
 
 
 def executor_options(command: F) -> F:
@@ -340,8 +359,13 @@ def solve(
         )
     if trace_file is not None and result.trace is None:  # the worker died or was killed: nothing came back
         click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
+    elif trace_file is not None and result.trace is not None:
+        steps = f"{len(result.trace.events):,} steps" + (", cut short" if result.trace.truncated else "")
+        click.echo(
+            f"nqueens: wrote {trace_file} ({steps}); nqueens animate {trace_file} -o run.html draws it", err=True
+        )
     if as_json:
-        click.echo(json.dumps(result.to_dict(keep_queens=show_queens)))
+        click.echo(strict_json(result.to_dict(keep_queens=show_queens)))
     else:
         console = make_console()
         show_board = board if board is not None else result.n <= BOARD_DEFAULT_MAX
@@ -449,7 +473,7 @@ def count(
             resume=resume,
         )
     if as_json:
-        click.echo(json.dumps(result.to_dict()))
+        click.echo(strict_json(result.to_dict()))
     else:
         make_console().print(count_summary(result, how_long), highlight=False)
     failed = result.status in (Status.ERROR, Status.INVALID)
@@ -540,6 +564,7 @@ def cross_check(
                 memory=memory,
                 prepare_timeout=prepare_timeout,
                 executor=executor,
+                notify=tell,
             )
         else:
             checks = api.cross_check(
@@ -550,10 +575,11 @@ def cross_check(
                 memory=memory,
                 executor=executor,
                 prepare_timeout=prepare_timeout,
+                notify=tell,
             )
     if instances is not None:
         if as_json:
-            click.echo(json.dumps({"checks": [c.to_dict() for c in found], "skipped": skipped}, indent=2))
+            click.echo(strict_json({"checks": [c.to_dict() for c in found], "skipped": skipped}, indent=2))
         else:
             for label, reason in skipped.items():
                 click.echo(f"nqueens: note: {label} skipped where it cannot take the instance: {reason}", err=True)
@@ -563,7 +589,7 @@ def cross_check(
             click.echo(crosscheck_verdict(len(found), sum(1 for c in found if not c.agrees), inconclusive))
         sys.exit(0 if all(c.agrees for c in found) else EXIT_NOT_SOLVED)
     if as_json:
-        click.echo(json.dumps([c.to_dict() for c in checks], indent=2))
+        click.echo(strict_json([c.to_dict() for c in checks], indent=2))
     else:
         make_console().print(crosscheck_table(checks))
     problems = [c for c in checks if not c.agrees]
@@ -658,17 +684,21 @@ def compare(
             planned=planned.append,
             notify=tell,
         )
-        records = list(with_progress(stream, planned) if show_progress else stream)
-    summarised: Any = records
-    if resume and out is not None:  # the file this call completed, not only the runs it added
+        watched = RunsWatched(show_output)
+        runs = watched.follow(with_progress(stream, planned) if show_progress else stream)
+        if resume and out is not None:  # the table is of the file this call completed, not only of its runs
+            collections.deque(runs, maxlen=0)
+        else:
+            rows = summarise(runs)  # streamed: the records are not kept
+    if resume and out is not None:
         from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
 
         loaded = Loaded()
-        summarised = with_time_limits(scan_records(Path(out), loaded), loaded)  # streamed: any size
-        tell(f"note: the table covers every run in {out}; this call added {len(records):,}")
-    show(render_summary(summarise(summarised), fmt))
-    tell_outputs(records, show_output)
-    if any(r["status"] == Status.INVALID for r in records):
+        rows = summarise(with_time_limits(scan_records(Path(out), loaded), loaded))  # streamed: any size
+        tell(f"note: the table covers every run in {out}; this call added {watched.runs:,}")
+    show(render_summary(rows, fmt))
+    watched.tell()
+    if watched.rejected:
         sys.exit(EXIT_REJECTED)
 
 
@@ -690,7 +720,6 @@ def compare(
 def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: str | None) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
     fmt = json_format(fmt, as_json)
-    from nqueens_plugins.formats import inputs
     from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
     from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
     from nqueens_plugins.views.report import render_baseline, render_summary
@@ -703,7 +732,7 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
         require_scipy("--baseline")
     target = Path(output) if output is not None else None
     if target is not None:
-        inputs.check_writable(target)
+        check_output(target, "a report", reading=[Path(results)])
     loaded = Loaded()
     boards: list[dict[str, Any]] = []
     records: Any = with_time_limits(scan_records(Path(results), loaded), loaded)
@@ -713,13 +742,15 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
         records = sample_boards(records, boards)
     groups, notes = group_runs(records)
     for warning in loaded.warnings + [f"note: {note}" for note in notes]:
-        click.echo(f"nqueens: {'' if warning.startswith('note: ') else 'warning: '}{warning}", err=True)
+        tell(warning if warning.startswith("note: ") else f"warning: {warning}")
+    if not groups:  # as plot says: an empty table would look like a report of nothing going wrong
+        raise BadInput(f"{results!r} holds no runs to report")
     compared = (baseline, baseline_rows(groups, baseline)) if baseline is not None else None
     if fmt == "html":
         from nqueens_plugins.views.html_report import render_html
 
         page = render_html(Path(results).name, loaded.headers, groups, notes + loaded.warnings, boards, compared)
-        write_text(target, page)  # type: ignore[arg-type]
+        write_whole(target, page)  # type: ignore[arg-type]
         click.echo(f"wrote {output} ({len(page.encode()) / 1024:,.0f} KiB)")
         return
     shown = render_summary(summary_rows(groups), fmt) if compared is None else render_baseline(*compared, fmt)
@@ -729,18 +760,11 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
     if not isinstance(shown, str):  # a rich table: as text, without colour
         from rich.console import Console
 
-        console = Console(record=True, width=200, file=io.StringIO())
+        console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO())  # a file, like a pipe: whole
         console.print(shown)
         shown = console.export_text()
-    write_text(target, shown if shown.endswith("\n") else shown + "\n")
+    write_whole(target, shown if shown.endswith("\n") else shown + "\n")
     click.echo(f"wrote {output}")
-
-
-def write_text(path: Path, text: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot write {str(path)!r}: {exc.strerror}") from None
 
 
 @cli.command(epilog=exit_statuses("plot"))
@@ -748,17 +772,17 @@ def write_text(path: Path, text: str) -> None:
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
 def plot(results: str, output: str) -> None:
     """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
-    from nqueens_plugins.formats import inputs
     from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
     from nqueens_plugins.results.summary import group_runs
-    from nqueens_plugins.views.plot import check_output, plot_results
+    from nqueens_plugins.views.plot import check_output as check_figure_output
+    from nqueens_plugins.views.plot import plot_results
 
-    check_output(Path(output))
-    inputs.check_writable(Path(output))
+    check_figure_output(Path(output))
+    check_output(Path(output), "a figure", reading=[Path(results)])
     loaded = Loaded()
     groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
     for warning in loaded.warnings + notes:
-        click.echo(f"nqueens: warning: {warning}", err=True)
+        tell(f"warning: {warning}")
     plot_results(groups, Path(output))
     click.echo(f"wrote {output}")
 
@@ -768,12 +792,11 @@ def plot(results: str, output: str) -> None:
 @click.option("-o", "--output", required=True, help="run.html (play/step controls), run.svg or run.gif.")
 def animate(trace: str, output: str) -> None:
     """Show a traced run step by step: the board, the attacked queens, the cost curve."""
-    from nqueens_plugins.formats import inputs
     from nqueens_plugins.views.animate import animate as write_animation
     from nqueens_plugins.views.animate import read_trace
 
     target = Path(output)
-    inputs.check_writable(target)
+    check_output(target, "an animation", reading=[Path(trace)])
     frames = write_animation(read_trace(Path(trace)), target)
     click.echo(f"wrote {output} ({frames:,} frames)")
 
@@ -890,6 +913,8 @@ def show_instance(instance: str, as_json: bool) -> None:
         click.echo(f"no solution on its face: {reason}")
     if problem.n <= BOARD_DEFAULT_MAX:
         click.echo(render_board(None, problem.fixed, problem.blocked, n=problem.n))
+    else:
+        click.echo(f"(the board is not drawn above n = {BOARD_DEFAULT_MAX}; --json lists its squares)")
 
 
 EXPORT_FORMATS = ("dimacs", "asp", "dzn", "mps", "smt2", "json")
@@ -930,7 +955,6 @@ def export_instance(
     """Write an instance exactly as a family's plugin poses it to its library (DIMACS CNF for a SAT solver,
     an ASP program, MPS for any MIP solver, SMT-LIB 2), to run a solver binary of your own on it."""
     from nqueens_plugins import api
-    from nqueens_plugins.formats import inputs
 
     if (size is None) == (instance is None):
         raise BadInput("give an instance file (--instance FILE) or -n SIZE, one of the two")
@@ -940,7 +964,7 @@ def export_instance(
     if fmt is None:
         raise BadInput(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
     if output is not None:
-        inputs.check_writable(Path(output))
+        check_output(Path(output), "an exported instance", reading=[Path(instance)] if instance else [])
     try:
         text, written_by = api.export(
             fmt,
@@ -959,10 +983,7 @@ def export_instance(
     if output is None:
         click.echo(text, nl=False)
     else:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as exc:
-            raise BadInput(f"cannot write {output!r}: {exc.strerror}") from None
+        write_whole(Path(output), text)
         click.echo(f"nqueens: wrote {output} ({fmt}, as {written_by} poses it)", err=True)
 
 
@@ -976,10 +997,22 @@ SHOW_ELAPSED_AFTER = 1.0  # seconds: a solve that takes longer says, on a termin
 def elapsed_on_terminal(what: str, after: float = SHOW_ELAPSED_AFTER, stream: TextIO | None = None) -> Iterator[None]:
     """From ``after`` seconds on, keep one line on a terminal's stderr saying how long ``what`` has run
     (the first call of a solver includes preparing it: imports, compiling kernels); cleared when done.
-    Nothing is written where stderr is not a terminal."""
+    Where stderr is not a terminal, one note at three times ``after``, so a log shows why it waited."""
     out = stream or sys.stderr
-    if not out.isatty():
-        yield
+    if not out.isatty():  # a pipe or a log: one line, once, so a long first call is not mistaken for a hang
+        note = threading.Timer(
+            after * 3,
+            lambda: out.write(
+                f"nqueens: note: {what}: still at work (the first call of a solver "
+                "includes preparing it: imports, compiling kernels)\n"
+            ),
+        )
+        note.daemon = True
+        note.start()
+        try:
+            yield
+        finally:
+            note.cancel()
         return
     done = threading.Event()
     start = time.monotonic()
@@ -1008,8 +1041,8 @@ def elapsed_on_terminal(what: str, after: float = SHOW_ELAPSED_AFTER, stream: Te
 
 
 def tell(line: str) -> None:
-    """A warning or note from the API (``warning: ...``, ``note: ...``), on stderr."""
-    click.echo(f"nqueens: {line}", err=True)
+    """A warning or note from the API (``warning: ...``, ``note: ...``), on stderr (names in it shown, not sent)."""
+    click.echo(f"nqueens: {for_terminal(line)}", err=True)
 
 
 def show(renderable: Any) -> None:
@@ -1026,6 +1059,7 @@ def make_console() -> Any:
     from rich.console import Console
 
     # Piped output (a file, a CI log, grep) gets room for whole tables: a table never folds its cells there.
+    # A terminal keeps its own width, and the tables of views/report.py split themselves to fit it.
     width = None if sys.stdout.isatty() else PIPED_WIDTH
     return Console(highlight=False, markup=False, width=width)
 

@@ -2,7 +2,9 @@
 
 Two ways to use it.
 
-As a pytest plugin, from the command line (one test per check, per solver):
+As a pytest plugin, from the command line: pytest collects one test per check and
+solver, ``nqueens-contract::my-solver::budget-honoured`` (``-v`` lists them, ``-k``
+chooses among them, ``-rs`` says why each skipped one was skipped):
 
     pytest -p nqueens_plugins.testing --nqueens-solver my-solver [--nqueens-solver other]
 
@@ -21,24 +23,34 @@ counts against OEIS when it counts; the same seed gives the same answer, over
 isolated, so a solver that ignores it is killed and reported, not waited for; one
 that declares ``stops_at_budget = False`` must instead be stopped cleanly by the
 host); fixed queens honoured when supported; blocked squares honoured when
-supported (``supports_blocked``) and refused by the host otherwise.
+supported (``supports_blocked``).
+
+A check that does not apply to the solver is *skipped*, saying why, never passed:
+no-solution-when-complete for a solver that is not complete, counts for one that
+does not count, fixed-queens and blocked-squares for one that does not take them.
 
 Every board a check asks for goes through the solver's ``precheck`` first, as the
 host's commands do: a board the solver refuses (an 8x8-only library asked for
 n = 2) is left out, and a check left with nothing to ask is *skipped*, naming why
 (a pytest skip with ``--nqueens-solver``, a ``ContractCheckSkipped`` warning from
 ``assert_contract``), never failed and never silently passed.
+
+A broken promise fails its check with the check's own message, which says what the
+solver did (``PYTEST_DONT_REWRITE``: pytest's assertion rewriting would add the
+kit's internals to it).
 """
 
 from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.core.errors import BadInput
+import pluggy
+
+from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
@@ -48,6 +60,9 @@ from nqueens_plugins.execution.tasks import Task, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import check_solver
+
+if TYPE_CHECKING:
+    import pytest
 
 SIZES = range(1, 11)
 FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
@@ -122,13 +137,20 @@ def check_solves_small_boards(variant: Variant) -> None:
 
 
 def check_no_solution_when_complete(variant: Variant) -> None:
+    """A complete solver proves n = 2 and 3 empty. Not complete, it has nothing to prove here: its
+    answers on n = 2 and 3 (never no-solution, never a board) are held by solves-small-boards."""
+    if not variant.complete:
+        raise CheckSkipped(
+            "it is not complete (complete = False), so it never answers no-solution: "
+            "solves-small-boards fails it if it does"
+        )
     for problem in taken(variant, [make_problem(2), make_problem(3)], "n = 2 and 3"):
         n = problem.n
         result = run(variant, problem, timeout=SOLVE_TIMEOUT)
-        if variant.complete:
-            assert result.status == "no-solution" and result.verified, f"n={n}: {result.status} {result.reason or ''}"
-        else:
-            assert result.status in ("gave-up", "timed-out"), f"n={n}: an incomplete solver answered {result.status}"
+        assert result.status == "no-solution" and result.verified, (
+            f"n={n}: a complete solver answered {result.status}, not a verified no-solution"
+            + (f" ({result.reason})" if result.reason else "")
+        )
 
 
 def check_counts(variant: Variant) -> None:
@@ -227,8 +249,8 @@ EMPTY_COLUMN = [(3, row) for row in range(8)]
 
 def check_blocked_squares(variant: Variant) -> None:
     """Blocked squares honoured where supported (never a queen on one; complete solvers decide
-    the three instances, one with a column whose squares are all blocked), and refused by the
-    host with one line where not."""
+    the three instances, one with a column whose squares are all blocked). Where not supported,
+    the check does not apply: skipped, once the host is seen to refuse them with one line."""
     from nqueens_plugins.formats.instances import diagonal_squares
 
     satisfiable = make_problem(8, blocked=BLOCKED_SATISFIABLE)
@@ -239,7 +261,9 @@ def check_blocked_squares(variant: Variant) -> None:
             check_runnable(variant, satisfiable)
         except BadInput as exc:
             assert "blocked" in str(exc), f"refused blocked squares with an unclear message: {exc}"
-            return
+            raise CheckSkipped(
+                "it does not take blocked squares (supports_blocked = False; the host refuses them for it)"
+            ) from None
         raise AssertionError("does not support blocked squares, yet the host did not refuse them")
     asked = taken(variant, [satisfiable, unsatisfiable, empty_column], "the blocked instances (n = 8 and 10)")
     for problem, solvable in ((satisfiable, True), (unsatisfiable, False), (empty_column, False)):
@@ -312,40 +336,94 @@ def assert_contract(spec: str) -> dict[str, str]:
 
 
 # --- pytest plugin -------------------------------------------------------------
+# pytest is no dependency of the package (assert_contract runs in a notebook without it): the
+# plugin imports it only once pytest calls a hook, and marks its hooks with pluggy's marker, as
+# pytest.hookimpl is.
+
+CONTRACT_NODE = "nqueens-contract"
+for_pytest = pluggy.HookimplMarker("pytest")  # what pytest.hookimpl is
 
 
-def pytest_addoption(parser: Any) -> None:
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("nqueens", "nqueens solver contract")
     group.addoption(
         "--nqueens-solver",
         action="append",
         default=[],
         metavar="NAME",
-        help="check this solver (NAME or NAME[key=value,...]) against the contract",
+        help="check this solver (NAME or NAME[key=value,...]) against the contract: "
+        "one test per check, nqueens-contract::NAME::CHECK",
     )
 
 
-def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
-    """With --nqueens-solver, add one test per solver and check to the session."""
+@for_pytest(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """The session's own collection, with the contract's node beside what it found.
+
+    Added to the session's report rather than to the item list afterwards, so that pytest
+    collects the checks as it collects any test: counted in "collected N items", chosen by -k,
+    listed by --collect-only, each with an id of its own, nqueens-contract::SOLVER::CHECK.
+    """
     import pytest
 
-    specs = config.getoption("nqueens_solver")
-    if not specs:
-        return
-    module = pytest.Module.from_parent(session, path=Path(__file__))
-    for spec in specs:
-        for check in CHECKS:
-            items.append(
-                pytest.Function.from_parent(
-                    module, name=f"contract[{spec}::{check}]", callobj=functools.partial(run_check, spec, check)
-                )
-            )
+    report = yield
+    specs = list(dict.fromkeys(collector.config.getoption("nqueens_solver")))  # each solver once
+    if specs and report.passed and isinstance(collector, pytest.Session):
+        contract = contract_collector().from_parent(collector, name=CONTRACT_NODE, nodeid=CONTRACT_NODE, specs=specs)
+        report.result.append(contract)
+    return report
 
 
-def run_check(spec: str, check: str) -> None:
+@functools.cache
+def contract_collector() -> type[pytest.Collector]:
+    """The class of the ``nqueens-contract`` node, made on first use: its classes subclass pytest's."""
     import pytest
 
-    try:
-        CHECKS[check](variant_of(spec))
-    except CheckSkipped as skipped:
-        pytest.skip(str(skipped))
+    class ContractCheck(pytest.Item):
+        """One check for one solver: passed, failed naming the broken promise, or skipped saying why."""
+
+        def __init__(self, *, variant: Variant, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.variant = variant
+
+        def runtest(self) -> None:
+            try:
+                CHECKS[self.name](self.variant)
+            except CheckSkipped as skipped:
+                pytest.skip(str(skipped))
+
+        def reportinfo(self) -> tuple[Path, int, str]:
+            """The id's own first part as the place (not a file: ``-vv`` adds no ``<- path``), and the
+            id as the name that heads a failure."""
+            return self.session.path / CONTRACT_NODE, 0, self.nodeid
+
+        def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+            """A broken promise is its reason, which says what the solver did; the kit's own code
+            would only hide it. Anything else (the kit or the host breaking) keeps its traceback."""
+            if isinstance(excinfo.value, (AssertionError, PluginError)):
+                return str(excinfo.value)
+            return super().repr_failure(excinfo, style)
+
+    class SolverContract(pytest.Collector):
+        """The checks of one ``--nqueens-solver`` spec; a spec the host cannot resolve is one line."""
+
+        def collect(self) -> list[pytest.Item | pytest.Collector]:
+            try:
+                variant = variant_of(self.name)
+            except (BadInput, PluginError) as exc:
+                raise self.CollectError(f"--nqueens-solver {self.name}: {exc}") from None
+            return [ContractCheck.from_parent(self, name=check, variant=variant) for check in CHECKS]
+
+    class Contract(pytest.Collector):
+        """``nqueens-contract``: one node per solver named with ``--nqueens-solver``."""
+
+        def __init__(self, *, specs: list[str], **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.specs = specs
+
+        def collect(self) -> list[pytest.Item | pytest.Collector]:
+            return [SolverContract.from_parent(self, name=spec) for spec in self.specs]
+
+    return Contract

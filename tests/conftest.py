@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from nqueens_plugins.core.cache_folder import CACHE_VARIABLE
 from nqueens_plugins.execution import probe
 from nqueens_plugins.loading import host, session
 
@@ -27,7 +28,7 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch, probe_cache: Path) -> Iterat
     """Every test starts from an unloaded registry, no blocked plugins and no solver registered in session."""
     monkeypatch.delenv(host.DISABLE_VARIABLE, raising=False)
     monkeypatch.delenv(probe.INHERITED_VARIABLE, raising=False)
-    monkeypatch.setenv(probe.CACHE_VARIABLE, str(probe_cache))
+    monkeypatch.setenv(CACHE_VARIABLE, str(probe_cache))
     session.clear()
     host.reset()
     yield

@@ -108,6 +108,23 @@ def test_the_contract_is_what_the_package_exports() -> None:
         assert getattr(nq, name) is not None, name
 
 
+def test_dir_shows_the_promise_not_the_modules_own_imports() -> None:
+    import nqueens_plugins as nq
+
+    shown = dir(nq)
+    assert {"solve", "compare", "count", "Solver", "BadInput"} <= set(shown)
+    assert not {"annotations", "importlib", "TYPE_CHECKING", "Any"} & set(shown), shown
+
+
+def test_an_api_error_about_a_results_file_names_the_python_arguments_too(tmp_path: Path) -> None:
+    import nqueens_plugins as nq
+
+    out = tmp_path / "runs.jsonl"
+    nq.compare(["min-conflicts"], [6], trials=1, out=out)
+    with pytest.raises(nq.BadInput, match=r"resume=True.*out="):
+        nq.compare(["min-conflicts"], [6], trials=1, out=out)
+
+
 def test_modules_from_before_the_layers_still_import_from_the_package() -> None:
     """``from nqueens_plugins import host`` is in the plugin distributions' tests and earlier READMEs."""
     from nqueens_plugins import host, instances

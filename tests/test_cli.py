@@ -246,7 +246,7 @@ class FakeTerminal(io.StringIO):
         return True
 
 
-def test_a_long_solve_shows_its_elapsed_time_on_a_terminal_only() -> None:
+def test_a_long_solve_shows_its_elapsed_time_on_a_terminal_and_says_it_once_on_a_pipe() -> None:
     from nqueens_plugins.cli import elapsed_on_terminal
 
     terminal = FakeTerminal()
@@ -258,8 +258,17 @@ def test_a_long_solve_shows_its_elapsed_time_on_a_terminal_only() -> None:
     assert "solving with x: " in terminal.getvalue() and terminal.getvalue().endswith("\r\x1b[K")
     piped = io.StringIO()
     with elapsed_on_terminal("solving with x", after=0.0, stream=piped):
-        threading.Event().wait(0.05)
-    assert piped.getvalue() == ""
+        for _ in range(1000):
+            if piped.getvalue():
+                break
+            threading.Event().wait(0.01)
+        threading.Event().wait(0.05)  # and it says so once, not every half second
+    said = piped.getvalue()
+    assert said.count("\n") == 1 and "\r" not in said and said.startswith("nqueens: note: solving with x: still"), said
+    quick = io.StringIO()
+    with elapsed_on_terminal("solving with x", after=60.0, stream=quick):
+        pass
+    assert quick.getvalue() == ""  # a quick solve says nothing
 
 
 def test_the_command_has_a_name_of_its_own_and_runs_as_a_module(tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def test_what_cannot_be_kept_or_resumed_is_one_line(run_cli, tmp_path: Path) -> 
     for args, words in (
         (["-n", "9", "--out", str(out)], "already exists: add --resume"),
         (["-n", "9", "--resume"], "--resume continues the count kept in --out FILE"),
-        (["-n", "9", "--out", str(tmp_path), "--resume"], "is not a regular file"),
+        (["-n", "9", "--out", str(tmp_path), "--resume"], "it is a folder"),
         (["-n", "9", "--out", __file__, "--resume"], "is not the pieces file of a count"),
     ):
         code, _, err = run_cli("count", *args)

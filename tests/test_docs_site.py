@@ -25,7 +25,6 @@ import http.server
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -38,15 +37,12 @@ from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
+from browser import driven_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 MARKER = "<!-- runnable -->"
-APT_COMMAND = "apt-get install -y chromium chromium-driver"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
 HAS_MKDOCS = importlib.util.find_spec("mkdocs") is not None
-HAS_SELENIUM = importlib.util.find_spec("selenium") is not None
 DOCS_EXTRA = 'the docs extra is not installed (pip install -e ".[docs]"; .ci/run does)'
 BLOCK_TIMEOUT = 120  # seconds: a runnable block is meant to take seconds
 
@@ -241,25 +237,8 @@ def served(site: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Headless Chromium driven through Debian's chromedriver, its console log kept."""
-    missing = []
-    if not (HAS_MKDOCS and HAS_SELENIUM):
-        missing.append('the docs extra (pip install -e ".[docs]")')
-    if CHROMIUM is None or CHROMEDRIVER is None:
-        missing.append(f"Chromium and its chromedriver ({APT_COMMAND}, as root)")
-    if missing:
-        pytest.skip(f"the site is not opened in a browser without {' and '.join(missing)}; .ci/run installs both")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+    missing = [] if HAS_MKDOCS else ['the docs extra (pip install -e ".[docs]")']
+    yield from driven_chromium(missing, "the site is not opened in a browser")
 
 
 LINKS_AND_SOURCES = """

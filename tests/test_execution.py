@@ -284,13 +284,26 @@ def test_a_preparation_over_its_own_limit_is_an_error_and_not_tried_again(hostil
     ("solver", "where"),
     [
         ("hostile-endless-warm-up", "(in its warm_up)"),
-        ("hostile-hangs-everywhere", "(in its default warm-up, a 4x4 solve: a solve that never returns hangs there)"),
         ("hostile-endless-rebuild", "(importing its plugin and rebuilding it)"),
     ],
 )
 def test_a_preparation_over_its_limit_says_where_it_hung(hostile_env, solver: str, where: str) -> None:
     result = nq.solve(solver, 8, timeout=1, prepare_timeout=1)
     assert result.status == "error" and where in (result.reason or ""), result.reason
+
+
+def test_a_default_warm_up_that_never_ends_runs_the_solver_cold_under_the_users_limit(hostile_env, run_cli) -> None:
+    # Every solve of it sleeps, the default warm-up's 4x4 one too: the runs end timed-out at --timeout,
+    # not after the 120 s preparation limit, and a grid pays for the warm-up once, not once a run.
+    started = time.monotonic()
+    records = nq.compare(["hostile-hangs-everywhere", "min-conflicts"], [8], trials=3, timeout=1, jobs=1)
+    hanging = [r for r in records if r["solver"] == "hostile-hangs-everywhere"]
+    assert [r["status"] for r in hanging] == ["timed-out"] * 3, [r["reason"] for r in hanging]
+    assert all("run cold" in r["reason"] for r in hanging), hanging[0]["reason"]
+    assert all(r["status"] == "solved" for r in records if r["solver"] == "min-conflicts")
+    assert time.monotonic() - started < 60  # about 1 + 3 x 1.5 s; the preparation limit alone is 120 s
+    code, out, _err = run_cli("solve", "-s", "hostile-hangs-everywhere", "-n", "8", "--timeout", "1")
+    assert code == 1 and "timed-out" in out and "run cold" in out, out
 
 
 @pytest.mark.parametrize("value", ["none", "0", "-1", "abc"])

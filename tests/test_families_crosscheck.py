@@ -8,6 +8,7 @@ and SMT; with fewer installed it checks the families present, and with one famil
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -18,17 +19,26 @@ from nqueens_plugins.formats.instances import shipped_instance
 DIAGONALS = str(Path(nq.__file__).parent / "data" / "diag-10-4-1.param")
 
 
-def complete_solvers_by_family() -> dict[str, list[str]]:
+def complete_solvers_by_family() -> tuple[dict[str, list[str]], list[str]]:
+    """The complete solvers that take blocked squares, by family; and why the installed ones that cannot
+    run here cannot (a solver binary missing: its reason names the package to install)."""
     families: dict[str, list[str]] = {}
+    unavailable = []
     for registration in nq.solvers():
         solver = registration.solver
         if solver.complete and solver.supports_blocked and solver.family and solver.name != "python-constraint":
-            families.setdefault(solver.family, []).append(solver.name)
-    return families
+            refused = solver.precheck(28, {option.name: option.default for option in solver.options})
+            if refused is None:
+                families.setdefault(solver.family, []).append(solver.name)
+            else:
+                unavailable.append(refused)
+    return families, unavailable
 
 
 def test_every_family_installed_confirms_each_no_solution_of_the_shipped_instances() -> None:
-    families = complete_solvers_by_family()
+    families, unavailable = complete_solvers_by_family()
+    for reason in unavailable:  # said in the summary; CI installs every binary, so there none is left out
+        warnings.warn(f"left out of the families cross-check: {reason}", stacklevel=1)
     if len(families) < 2:
         pytest.skip(f"only one family of complete solvers is installed ({', '.join(families)}): nothing to cross")
     solvers = sorted(name for names in families.values() for name in names)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from nqueens_plugins import BadInput
+from nqueens_plugins.core.cache_folder import CACHE_VARIABLE
 from nqueens_plugins.loading import host
 
 GOOD_PLUGIN = """
@@ -249,6 +250,28 @@ def test_a_plugin_slow_to_import_is_imported_only_by_the_commands_that_use_it(
     assert any(s["name"] == "slow-to-import" for s in json.loads(out)["solvers"])
     code, _, err = run_cli("solve", "-s", "no-such-solver", "-n", "5")
     assert code == 2 and "unknown solver 'no-such-solver'" in err and "'nqueens plugins' lists every solver" in err
+
+
+def test_a_command_naming_one_plugins_solver_imports_no_other_plugin(
+    fake_distribution, run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cache of its own: the probes run here, so a probe that learns no names (lazy loading off) shows.
+    monkeypatch.setenv(CACHE_VARIABLE, str(tmp_path / "cache"))
+    monkeypatch.setenv("SLOW_IMPORT_SECONDS", "0")
+    logs = {}
+    for plugin in ("first", "second"):
+        logs[plugin] = tmp_path / f"{plugin}.log"
+        source = SLOW_IMPORT.replace('os.environ["SLOW_IMPORT_LOG"]', repr(str(logs[plugin])))
+        source = source.replace('"slow-to-import"', f'"{plugin}-solver"')
+        fake_distribution(f"nqueens-{plugin}", {plugin: f"{plugin}_plugin"}, {f"{plugin}_plugin": source})
+    code, out, err = run_cli("solve", "-s", "first-solver", "-n", "5", "--json")
+    assert code == 0 and json.loads(out)["verified"] is True, err
+    verdicts = json.loads((tmp_path / "cache" / "import-probes.json").read_text())
+    names = sorted(name for verdict in verdicts.values() for name in verdict["names"] or ())
+    assert {"first-solver", "second-solver"} <= set(names), verdicts  # the probes learnt each plugin's names
+    imported_by = {plugin: log.read_text().split() for plugin, log in logs.items()}
+    assert str(os.getpid()) in imported_by["first"]
+    assert str(os.getpid()) not in imported_by["second"], "naming first-solver imported the second plugin"
 
 
 def test_a_duck_typed_solver_is_refused_and_listing_still_works(fake_distribution, run_cli) -> None:

@@ -58,17 +58,28 @@ def test_the_guides_plugin_installs_counts_and_passes_the_kit(tmp_path: Path) ->
     assert record["solutions"] == 92 and record["verified"] is True
 
     kit = subprocess.run(
-        [str(python), "-m", "pytest", "-q", "-p", "nqueens_plugins.testing", "--nqueens-solver", "permutations"],
+        [str(python), "-m", "pytest", "-v", "-p", "nqueens_plugins.testing", "--nqueens-solver", "permutations"],
         capture_output=True,
         text=True,
         cwd=project,
         check=False,
     )
     assert kit.returncode == 0, kit.stdout + kit.stderr
+    # The guide shows the kit's output as it is: one collected test per check, named by solver and check.
+    assert "collected 8 items" in kit.stdout and "collected 8 items" in GUIDE.read_text(encoding="utf-8")
+    assert verdicts(kit.stdout) == verdicts(GUIDE.read_text(encoding="utf-8"))
+    assert len(verdicts(kit.stdout)) == 8 and {verdict for _, verdict in verdicts(kit.stdout)} == {"PASSED"}
+
+
+def verdicts(text: str) -> list[tuple[str, str]]:
+    """(test id, verdict) of each contract check of the guide's plugin in ``-v`` output."""
+    prefix = "nqueens-contract::permutations::"
+    return [(line.split()[0], line.split()[1]) for line in text.splitlines() if line.startswith(prefix)]
 
 
 def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution) -> None:
-    """The how-to's library and its wrapper, pasted: every check passes but the one it opts out of."""
+    """The how-to's library and its wrapper, pasted: every check passes but the two it opts out of,
+    skipped (it takes no fixed queens and no blocked squares)."""
     from nqueens_plugins.testing import contract_report
 
     library = next(block for block in blocks("python") if block.startswith("def all_solutions"))
@@ -76,4 +87,5 @@ def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution)
     fake_distribution("nqueens-toylib", {"toylib": "nqueens_toylib"}, {"toylib": library, "nqueens_toylib": wrapper})
     report = contract_report("toylib")
     assert report.pop("fixed-queens").startswith("skipped: it does not take fixed queens")
+    assert report.pop("blocked-squares").startswith("skipped: it does not take blocked squares")
     assert set(report.values()) == {"passed"}, report

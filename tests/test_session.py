@@ -77,6 +77,25 @@ def test_a_registered_solver_that_ignores_its_limit_is_killed_at_it() -> None:
     assert result.status is Status.TIMED_OUT and "killed" in (result.reason or "")
 
 
+def test_a_registered_solver_that_never_returns_times_out_at_the_users_limit() -> None:
+    # Its default warm-up (a 4x4 solve) never returns either: the user's limit must hold all the same.
+    class NeverReturns(Solver):
+        name = "never-returns"
+        summary = "Sleeps through every solve, the warm-up's included."
+
+        def solve(self, problem, rng, budget, options):
+            time.sleep(600)
+
+    with nq.register(NeverReturns()):
+        asked = time.monotonic()
+        result = nq.solve("never-returns", 8, timeout=1)
+        waited = time.monotonic() - asked
+    assert result.status is Status.TIMED_OUT, result.reason
+    assert "run cold" in (result.reason or ""), result.reason  # the record says why its time may hold a load
+    # 1 s of warm-up, a new worker, the 1 s limit and its 0.5 s grace: nowhere near the 120 s preparation limit.
+    assert waited < 30, waited
+
+
 def test_with_block_and_unregister_withdraw_it() -> None:
     solver = odd_then_even_solver()
     with nq.register(solver) as registered:

@@ -128,11 +128,11 @@ def test_a_clearly_faster_variant_is_significantly_faster_and_a_copy_is_not() ->
     slow = Runs.of(rng.uniform(1.0, 1.9, 30), np.full(30, 10), np.ones(30, bool), limit=2.0)
     fast = Runs.of(rng.uniform(0.01, 0.1, 30), np.full(30, 10), np.ones(30, bool), limit=2.0)
     compared = compare_to_baseline(fast, slow)
-    assert compared.verdict() == "faster" and compared.p_value is not None and compared.p_value < 1e-6
+    assert compared.verdict() == "faster (both tests)" and compared.p_value is not None and compared.p_value < 1e-6
     assert compared.ratio_low is not None and compared.ratio_high is not None
     assert compared.ratio_low <= compared.ert_ratio <= compared.ratio_high < 1
     same = compare_to_baseline(slow, slow)
-    assert same.verdict() == "no significant difference" and same.ert_ratio == pytest.approx(1.0)
+    assert same.verdict() == "no significant difference (both tests)" and same.ert_ratio == pytest.approx(1.0)
 
 
 def test_censored_runs_rank_above_every_solved_one() -> None:
@@ -140,7 +140,48 @@ def test_censored_runs_rank_above_every_solved_one() -> None:
     a = Runs.of([1.5] * 10, [1] * 10, [True] * 10, limit=2.0)
     b = Runs.of([2.0] * 10, [1] * 10, [False] * 10, limit=2.0)
     compared = compare_to_baseline(a, b)
-    assert compared.significant and compared.verdict() == "faster" and compared.ert_ratio == 0.0
+    # no ERT interval (b's ERT is infinite): the verdict is the rank test's, and says so
+    assert compared.significant and compared.verdict() == "faster (Mann-Whitney)" and compared.ert_ratio == 0.0
+
+
+def test_a_verdict_names_its_test_and_says_when_the_two_disagree() -> None:
+    # Half the variant's runs are far faster than the baseline's, half a little slower: the ranks
+    # balance (Mann-Whitney finds nothing) while the ERT, a mean, is about half: its interval excludes 1.
+    rng = np.random.default_rng(1)
+    baseline = Runs.of(rng.uniform(0.99, 1.01, 10), np.ones(10), np.ones(10, bool), limit=10.0)
+    variant = Runs.of([0.01] * 5 + [1.05] * 5, np.ones(10), np.ones(10, bool), limit=10.0)
+    compared = compare_to_baseline(variant, baseline)
+    assert compared.ratio_high is not None and compared.ratio_high < 1 and compared.p_value is not None
+    assert compared.p_value > 0.5
+    assert compared.verdict() == "unclear: ERT interval says faster, Mann-Whitney finds no difference"
+    # and the other way round: the interval includes 1 while the ranks lean hard one way
+    slower = Runs.of([1.02] * 9 + [0.2], np.ones(10), np.ones(10, bool), limit=10.0)
+    against = compare_to_baseline(slower, Runs.of([1.0] * 9 + [4.0], np.ones(10), np.ones(10, bool), limit=10.0))
+    assert against.ratio_low is not None and against.ratio_low < 1 < (against.ratio_high or 0), against
+    assert against.verdict() == "unclear: ERT interval includes 1, Mann-Whitney says slower", against
+    nobody = Runs.of([2.0, 2.0], [1, 1], [False, False], limit=2.0)
+    assert compare_to_baseline(nobody, nobody).verdict() == "neither decided any run"
+
+
+def test_a_censored_median_says_how_the_runs_ended_not_always_more_than_the_limit(tmp_path: Path, run_cli) -> None:
+    def stopped(solver: str, status: str, seconds: float, trial: int) -> dict:
+        return run_record(solver, seconds, False, timeout=10.0, trial=trial) | {"status": status}
+
+    records = [run_record(name, 0.1, True, timeout=10.0, trial=0) for name in ("quitter", "slow", "mixed")]
+    for trial in range(1, 4):  # three of four runs did not decide: the median and third quartile fall on them
+        records.append(stopped("quitter", "gave-up", 0.8, trial))  # gave up after 0.8 s: not "> 10"
+        records.append(stopped("slow", "timed-out", 10.0, trial))  # ran to the limit: "> 10" is true
+        records.append(stopped("mixed", "gave-up" if trial == 1 else "timed-out", 5.0, trial))
+    code, out, err = run_cli("report", str(write_results(tmp_path / "runs.jsonl", records)), "--format", "markdown")
+    assert code == 0, err
+    cells = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.splitlines()[2:]}
+    header = out.splitlines()[0].split(" | ")
+    median, quartiles = header.index("median s"), header.index("quartiles s")
+    assert cells["quitter"][median] == "gave up" and cells["quitter"][quartiles] == "0.1000 - gave up"
+    assert cells["slow"][median] == "> 10" and cells["slow"][quartiles] == "0.1000 - > 10"
+    assert cells["mixed"][median] == "undecided"
+    (row,) = [r for r in nq.summary(records).rows if r.solver == "quitter"]
+    assert row.median_seconds is None and row.undecided_end == "gave-up"
 
 
 def test_baseline_command(tmp_path: Path, run_cli) -> None:
@@ -150,7 +191,7 @@ def test_baseline_command(tmp_path: Path, run_cli) -> None:
     code, out, err = run_cli("report", str(results), "--baseline", "slow", "--format", "json")
     assert code == 0, err
     (row,) = json.loads(out)["rows"]
-    assert row["solver"] == "fast" and row["verdict"] == "faster" and row["ert_ratio"] < 0.1
+    assert row["solver"] == "fast" and row["verdict"] == "faster (both tests)" and row["ert_ratio"] < 0.1
     code, _, err = run_cli("report", str(results), "--baseline", "medium")
     assert code == 2 and "baseline 'medium' is not in the file; it holds fast, slow" in err and err.count("\n") == 1
 

@@ -67,7 +67,8 @@ def test_the_kit_asks_every_board_through_precheck_and_names_what_it_skips(wrapp
         "it refuses n = 2 and 3: eight-only solves the 8x8 board only, not n = 2"
     )
     assert "supports_fixed = False" in skipped["fixed-queens"]
-    assert set(skipped) == {"no-solution-when-complete", "fixed-queens"}
+    assert "supports_blocked = False" in skipped["blocked-squares"]  # does not apply: skipped, never passed
+    assert set(skipped) == {"no-solution-when-complete", "fixed-queens", "blocked-squares"}
     assert {str(w.message) for w in warned} >= {
         "eight-only: contract check 'no-solution-when-complete' skipped: " + skipped["no-solution-when-complete"]
     }

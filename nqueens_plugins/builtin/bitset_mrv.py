@@ -189,6 +189,11 @@ class BitsetMrv(Solver):
     def engine(self, options: Mapping[str, Any]) -> str:
         return engine_of(options)
 
+    def warm_up(self, options: Mapping[str, Any]) -> None:
+        """The default 4x4 solve, declared our own: with numba it loads (or first compiles) the kernel, which
+        takes seconds, past the short limit the host may give a default warm-up (then a solver runs cold)."""
+        super().warm_up(options)
+
     def start(self, problem: Problem, options: Mapping[str, Any]) -> Search | None:
         """A search, or None when the instance is impossible on its face."""
         if problem.contradiction() is not None:

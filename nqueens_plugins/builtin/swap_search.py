@@ -96,6 +96,11 @@ class SwapSearch(Solver):
     def engine(self, options: Mapping[str, Any]) -> str:
         return engine_of(options)
 
+    def warm_up(self, options: Mapping[str, Any]) -> None:
+        """The default 4x4 solve, declared our own: with numba it loads (or first compiles) the kernel, which
+        takes seconds, past the short limit the host may give a default warm-up (then a solver runs cold)."""
+        super().warm_up(options)
+
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         from nqueens_plugins.builtin.engines import swap_kernel
 

@@ -15,7 +15,7 @@ import itertools
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -318,6 +318,41 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
                 raise BadInput(f"option {key!r} is given twice in {spec!r}")
             raw[key] = value.strip()
     return name, raw
+
+
+def spec_identity(spec: str) -> tuple[str, frozenset[tuple[str, Any]]] | None:
+    """What a spec means, whatever its spelling: its name and its options' values, in any order, numbers
+    compared as numbers (``t0=8`` is ``t0=8.0``), ``true``/``false``/``none`` as such; None if it cannot be read.
+
+    For matching a spec a user types against the labels in a results file, where the solver may not be
+    installed to type the options for us."""
+    try:
+        name, raw = parse_spec(spec)
+    except BadInput:
+        return None
+    return name, frozenset((key, option_value(value)) for key, value in raw.items())
+
+
+def option_value(text: str) -> Any:
+    """An option's text as the value it names, for comparison (``spec_identity``)."""
+    if text.lower() in ("true", "false", "none"):
+        return text.lower()  # a word, never equal to a number (True == 1.0 in Python)
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return number if math.isfinite(number) else text
+
+
+def matching_spec(spec: str, labels: Iterable[str]) -> str | None:
+    """The one of ``labels`` that means what ``spec`` means (the same text first), or None."""
+    labels = list(labels)
+    if spec in labels:
+        return spec
+    wanted = spec_identity(spec)
+    if wanted is None:
+        return None
+    return next((label for label in labels if spec_identity(label) == wanted), None)
 
 
 def expand_sweep(spec: str) -> list[str]:

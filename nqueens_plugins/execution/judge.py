@@ -224,7 +224,19 @@ def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answe
         answer = judge(task.variant, task.problem, task.seed, task.trial, executed)
     if wall is not None:
         answer.overhead_seconds = max(0.0, wall - executed.seconds)
+    if task.cold:
+        note = cold_note(task)
+        answer.reason = f"{answer.reason}; {note}" if answer.reason else note
     return answer
+
+
+def cold_note(task: Task) -> str:
+    limit = task.default_warm_up_limit()
+    within = f" within {limit:.2g} s" if limit is not None else ""
+    return (
+        f"run cold: the solver's default warm-up (a 4x4 solve) did not end{within}, so this run's time includes "
+        "whatever its first call loads"
+    )
 
 
 def safe_queens(outcome: Any) -> np.ndarray | None:

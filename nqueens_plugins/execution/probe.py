@@ -28,32 +28,41 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from nqueens_plugins.core.cache_folder import cache_folder
+from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.execution import processes
+from nqueens_plugins.formats.output_files import write_whole
 
 ENTRY_POINT_GROUP = "nqueens"
 DISABLE_VARIABLE = "NQUEENS_DISABLE_PLUGINS"
-CACHE_VARIABLE = "NQUEENS_CACHE_DIR"
 INHERITED_VARIABLE = "NQUEENS_PROBE_VERDICTS"  # JSON {entry point: why refused}, set for worker processes
 PROBE_SECONDS = 60.0  # an import that takes longer is reported as hanging
 SURVIVED = b"import-survived"
+HOST_BROKEN = b"host-import-failed"
 
-# Imports the entry point and registers it; an exception is fine here (the host
-# reports it in-process). Writes the solver names it registered once it survived.
-PROBE_PROGRAM = """
+# Imports the entry point and registers it; an exception in the plugin is fine here (the host
+# reports it in-process). Writes the solver names it registered once it survived. The host's own
+# imports stand outside the try: should they break, every probe says so (HOST_BROKEN) instead of
+# quietly reporting no names, which would turn lazy loading off for every plugin.
+PROBE_PROGRAM = (
+    """
 import json, os, sys
 from importlib.metadata import EntryPoint
+try:
+    import pluggy
+    from nqueens_plugins.core import hookspecs
+except BaseException as exc:
+    os.write(int(sys.argv[2]), (HOST_BROKEN + repr(exc).encode())[:60000])
+    os._exit(0)
 names = []
 try:
     plugin = EntryPoint(name="probe", value=sys.argv[1], group=GROUP).load()
-    import pluggy
-    from nqueens_plugins import hookspecs
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
     manager.register(plugin, name="probe")
@@ -67,7 +76,10 @@ except BaseException:
     pass
 os.write(int(sys.argv[2]), (SURVIVED + json.dumps(names).encode())[:60000])  # within a pipe's buffer
 os._exit(0)
-""".replace("SURVIVED", repr(SURVIVED)).replace("GROUP", repr(ENTRY_POINT_GROUP))
+""".replace("SURVIVED", repr(SURVIVED))
+    .replace("HOST_BROKEN", repr(HOST_BROKEN))
+    .replace("GROUP", repr(ENTRY_POINT_GROUP))
+)
 
 
 def disabled_plugins() -> set[str]:
@@ -103,6 +115,7 @@ class ImportVerdict:
 
     refused: str
     names: tuple[str, ...] | None = None  # None: not known, so the plugin is always imported
+    cacheable: bool = True  # False: the probe could not import the host itself; ask again next time
 
     def to_json(self) -> dict[str, object]:
         return {"refused": self.refused, "names": None if self.names is None else list(self.names)}
@@ -120,10 +133,7 @@ class ImportVerdict:
 
 
 def cache_file() -> Path:
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE]) / "import-probes.json"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "nqueens-plugins" / "import-probes.json"
+    return cache_folder() / "import-probes.json"
 
 
 def probe_key(entry_point: metadata.EntryPoint) -> str:
@@ -153,7 +163,7 @@ def verdicts(entry_points: Iterable[metadata.EntryPoint]) -> dict[str, ImportVer
     unknown = [point for point in points if keys[point.name] not in cached]
     if unknown:
         cached.update({keys[point.name]: verdict for point, verdict in probe_all(unknown).items()})
-        write_cache(path, cached)
+        write_cache(path, {key: verdict for key, verdict in cached.items() if verdict.cacheable})
     return {name: cached[key] for name, key in keys.items()}
 
 
@@ -204,6 +214,8 @@ def read_available(fd: int) -> bytes:
 
 def read_verdict(said: bytes, code: int | None) -> ImportVerdict:
     """The verdict from what a probe wrote before it ended (nothing if it died on the way)."""
+    if said.startswith(HOST_BROKEN):  # not the plugin's doing: import it, as if its names were not known
+        return ImportVerdict("", None, cacheable=False)
     if not said.startswith(SURVIVED):
         return ImportVerdict(death_of_importer(code))
     try:
@@ -236,10 +248,9 @@ def read_cache(path: Path) -> dict[str, ImportVerdict]:
 
 
 def write_cache(path: Path, verdicts: Mapping[str, ImportVerdict]) -> None:
+    text = json.dumps({key: verdict.to_json() for key, verdict in verdicts.items()}, indent=0, sort_keys=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as handle:
-            json.dump({key: verdict.to_json() for key, verdict in verdicts.items()}, handle, indent=0, sort_keys=True)
-        os.replace(handle.name, path)
-    except OSError:
+        write_whole(path, text)  # whole or not at all, and no temporary file left behind
+    except (OSError, BadInput):
         pass  # no cache: the next command probes again

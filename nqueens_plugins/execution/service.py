@@ -16,7 +16,12 @@ own. Here each task runs in a worker process (``worker.py``, started as
   never count as solving time, and the record keeps the preparation apart
   (``prepare_seconds``). One that outlasts its limit is an ``error`` saying so,
   and the solver's other tasks in the same call end with it, unstarted (a
-  preparation that took minutes once would take them again);
+  preparation that took minutes once would take them again). The default
+  warm-up (a 4x4 solve: a guess at what a first call loads) gets only
+  half the run's time limit (``Task.default_warm_up_limit``): past it the worker
+  is ended and the solver runs cold in a new one, under the run's own limit (a
+  solver that ignores its budget hangs there first, and the user's ``--timeout``
+  must still hold);
 * serves one plugin only, so nothing a plugin leaves in its process reaches
   another plugin's runs;
 * times the solver call alone; this process records its own wall time beside
@@ -50,6 +55,7 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Self
@@ -58,7 +64,6 @@ import cloudpickle
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Status
-from nqueens_plugins.core.solver import Solver
 from nqueens_plugins.execution import probe, processes
 from nqueens_plugins.execution.judge import Answer, conclude
 from nqueens_plugins.execution.output import CapturedOutput
@@ -93,12 +98,7 @@ def killed(task: Task, elapsed: float) -> Executed:
 
 def unprepared(task: Task, elapsed: float, warming_up: bool) -> Executed:
     """A solver whose preparation outlasted its own limit: an ``error`` (the run never started)."""
-    if not warming_up:
-        where = "importing its plugin and rebuilding it"
-    elif type(task.variant.solver).warm_up is Solver.warm_up:
-        where = "in its default warm-up, a 4x4 solve: a solve that never returns hangs there"
-    else:
-        where = "in its warm_up"
+    where = "in its warm_up" if warming_up else "importing its plugin and rebuilding it"
     reason = (
         f"preparing the solver took more than {task.prepare_timeout:g} s ({where}) and was stopped; "
         "the run never started (allow more with --prepare-timeout)"
@@ -206,6 +206,8 @@ class WorkerProcess:
         self.started = 0.0  # when the first task's timed call started (or, while preparing, came up)
         self.running = False  # the first task's timed call is under way
         self.warming_up = False  # the first task's solver is rebuilt and warming up
+        self.warm_up_began = 0.0  # when it said so
+        self.warm_up_limit = float("inf")  # what a default warm-up may take then (Task.default_warm_up_limit)
         self.warmed: set[str] = set()  # solvers this worker has prepared: it starts their calls at once
         # A job's deadline (a split count's pieces share one) -> what preparing took here: its pieces here
         # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
@@ -238,7 +240,10 @@ class WorkerProcess:
             return float("inf")
         task = self.tasks[0]
         if not self.running:  # preparing its solver: the preparation's own limit, never the run's
-            return self.started + task.prepare_timeout + KILL_GRACE
+            end = self.started + task.prepare_timeout + KILL_GRACE
+            if self.in_default_warm_up():
+                end = min(end, self.warm_up_began + self.warm_up_limit)
+            return end
         end = float("inf") if task.timeout is None else self.started + task.timeout
         if task.deadline is not None:
             job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
@@ -249,6 +254,8 @@ class WorkerProcess:
         """The worker says it is preparing the first task's solver: a solver it met before may need more
         for this problem (``Solver.preparation``), so a run taken for started waits, and its clock restarts."""
         self.warming_up = True
+        self.warm_up_began = time.perf_counter()
+        self.warm_up_limit = self.tasks[0].default_warm_up_limit() or float("inf")
         if self.running:
             self.running = False
             self.started = time.perf_counter()
@@ -261,6 +268,12 @@ class WorkerProcess:
         self.warmed.add(task.variant.name)
         if task.deadline is not None:
             self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
+
+    def in_default_warm_up(self) -> bool:
+        """Whether the first task's solver is in a default warm-up held to a short limit of its own."""
+        task = self.tasks[0]
+        limited = self.warm_up_limit != float("inf")
+        return self.warming_up and not self.running and task.default_warm_up and not task.cold and limited
 
     def kill(self) -> None:
         """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
@@ -333,6 +346,8 @@ class LocalExecutor(Executor):
         self.idle: list[WorkerProcess] = []
         self.unprepared: dict[str, Executed] = {}  # variant name -> its preparation's failure, in this call
         self.unsent: list[tuple[Task, Executed]] = []  # tasks that could not be pickled, with that failure
+        # Variant names whose default warm-up did not end: their tasks run cold from then on, in any worker.
+        self.cold: set[str] = set()
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
         for task, executed, wall in self.execute(tasks):
@@ -416,6 +431,8 @@ class LocalExecutor(Executor):
     def send(self, worker: WorkerProcess, pending: deque[Task], index: int = 0) -> bool:
         """Hand ``pending[index]`` to ``worker``. A task that cannot be pickled (a solver given an open file
         or a lock after it was registered) leaves ``pending`` as an error of its own (``unsent``)."""
+        if pending[index].variant.name in self.cold and not pending[index].cold:
+            pending[index] = replace(pending[index], cold=True)
         try:
             worker.submit(pending[index])
         except OSError:
@@ -470,10 +487,14 @@ class LocalExecutor(Executor):
         elif worker.tasks and time.perf_counter() >= worker.deadline():
             elapsed = time.perf_counter() - worker.started
             printed = worker.output.remains()
+            cut_warm_up = worker.ready and worker.in_default_warm_up()
             worker.kill()
             task = worker.tasks.popleft()
             if worker.ready and worker.running:
                 answers.append((task, with_output(killed(task, elapsed), printed), None))
+            elif cut_warm_up:
+                self.cold.add(task.variant.name)  # the run itself, cold, in a new worker: no answer yet
+                worker.tasks.appendleft(replace(task, cold=True))  # back to pending first, below
             elif worker.ready:
                 self.unprepared[task.variant.name] = with_output(unprepared(task, elapsed, worker.warming_up), printed)
                 answers.append((task, self.unprepared[task.variant.name], None))

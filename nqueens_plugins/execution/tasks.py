@@ -19,11 +19,19 @@ from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
-from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.core.solver import Solver, Variant
 
 # Seconds a worker may take to prepare a solver (rebuild it, import its plugin, run its untimed
 # warm-up) by default. Generous: a first numba compilation or a heavy import takes seconds.
 PREPARE_TIMEOUT = 120.0
+# The default warm-up (a 4x4 solve, ``Solver.warm_up``) only guesses what a first call loads; on a sane
+# solver it ends in milliseconds once the plugin is imported, and one that does not end is a solver that
+# ignores its budget: exactly the kind the user's time limit is for. So for a run with a time limit it
+# gets half that limit, within these bounds; past it the worker is ended and the solver runs cold in a new
+# one, under the run's own limit (a hung warm-up costs at most half again the time the user allowed). A
+# solver that truly loads for long on its first call says so by overriding ``warm_up`` (PREPARE_TIMEOUT).
+DEFAULT_WARM_UP_SHORTEST = 0.5
+DEFAULT_WARM_UP_LONGEST = 5.0
 
 
 class TaskKind(enum.StrEnum):
@@ -53,6 +61,7 @@ class Task:
     memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
     trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
     prepare_timeout: float = PREPARE_TIMEOUT  # the limit on preparing its solver, if its worker must
+    cold: bool = False  # run without the warm-up: its default warm-up did not end (default_warm_up_limit)
 
     def seconds_left(self) -> float | None:
         """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
@@ -60,6 +69,19 @@ class Task:
             return self.timeout
         left = max(0.0, self.deadline - time.time())
         return left if self.timeout is None else min(self.timeout, left)
+
+    def default_warm_up_limit(self) -> float | None:
+        """Seconds its solver's default warm-up may take (None: only ``prepare_timeout``, for a run with no
+        time limit, which could not end sooner cold either)."""
+        left = self.seconds_left()
+        if left is None:
+            return None
+        return min(DEFAULT_WARM_UP_LONGEST, max(DEFAULT_WARM_UP_SHORTEST, left / 2))
+
+    @property
+    def default_warm_up(self) -> bool:
+        """Whether its solver warms up by the default 4x4 solve (it does not override ``warm_up``)."""
+        return type(self.variant.solver).warm_up is Solver.warm_up
 
     @classmethod
     def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:

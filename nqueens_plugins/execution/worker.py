@@ -16,7 +16,8 @@ that), then for each task:
 2. the first time it meets a solver, it *prepares* it: the solver's untimed
    ``warm_up`` (by default a 4x4 solve), so imports and compiled kernels are
    loaded before any clock starts (``("warming-up",)`` tells the service it is
-   past rebuilding), and sends ``("started", seconds)``, the
+   past rebuilding; a task marked ``cold`` skips the warm-up, whose default
+   did not end in an earlier worker), and sends ``("started", seconds)``, the
    seconds that rebuilding and warming up took; the service holds them to the
    task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
@@ -53,7 +54,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core.solver import Solver
 from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import describe, perform
 from nqueens_plugins.execution.output import PrintedHere
@@ -73,7 +73,7 @@ def warm_up(task: Task, preparation: str) -> Executed | None:
         else:  # a subclass may override warm_up(options) alone: it prepares everything at once
             solver.warm_up(dict(task.variant.options))
     except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
-        if type(solver).warm_up is not Solver.warm_up:
+        if not task.default_warm_up:
             return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
     return None
 
@@ -116,7 +116,7 @@ class Preparations:
         # took for prepared, a solver met before, waits for this one: its clock starts again after it).
         writer.send(("warming-up",))
         start = time.perf_counter()
-        failed = warm_up(task, preparation)
+        failed = None if task.cold else warm_up(task, preparation)
         seconds = rebuilding + time.perf_counter() - start
         writer.send(("started", seconds))
         if task.deadline is not None:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import math
 import operator
-import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
@@ -195,18 +193,3 @@ def make_problem(
             raise BadInput(f"blocked square {column}:{row} is off the {size}x{size} board")
         squares.add((column, row))
     return Problem(size, clean, frozenset(squares), source)
-
-
-def check_writable(path: Path) -> None:
-    """One rule for every file a command writes (``--out``, ``-o``, ``--trace``): its missing folders
-    are made, as ``mkdir -p`` would; an output that still cannot be written (a folder, a file where a
-    folder should be, no permission) is refused in one line, before any work."""
-    if path.is_dir():
-        raise BadInput(f"cannot write {str(path)!r}: it is a folder")
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise BadInput(f"cannot write {str(path)!r}: cannot make folder {str(folder)!r} ({exc.strerror})") from None
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BadInput(f"cannot write {str(path)!r}: permission denied")

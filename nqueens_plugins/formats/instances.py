@@ -36,6 +36,15 @@ Formats, told apart by their content (all coordinates end up as ``queens[c] = r`
 A ``.tar.gz``/``.tgz``/``.tar`` archive stands for every instance file inside
 it (the CSPLib sets ship so). Every refusal is a ``BadInput`` naming the file
 and, where there is one, the line.
+
+Instance files come from other people, so reading is bounded before anything is
+allocated (``formats/reading.py`` opens them: regular files only, never a FIFO,
+a device or a kernel file): a file, and each archive member by what it unpacks
+to, at most ``MAX_INSTANCE_BYTES``; an archive at most ``MAX_ARCHIVE_BYTES`` on
+disk and unpacked, ``MAX_ARCHIVE_MEMBERS`` files; a board at most
+``MAX_FILE_N``; at most ``MAX_BLOCKED_SQUARES`` pairs listed, and blocked
+squares built, per file (for excluded diagonals, over every instance selected).
+A UTF-8 byte-order mark is skipped.
 """
 
 from __future__ import annotations
@@ -50,25 +59,39 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.reading import (
+    READ_ERRORS,
+    TooLarge,
+    open_regular,
+    read_bounded,
+    size_text,
+    unpacked,
+)
 
 JSON_FORMAT = "nqueens-instance"
 JSON_VERSION = 1
-MAX_INSTANCE_BYTES = 256 * 2**20  # a larger file is refused before it is read
+MAX_INSTANCE_BYTES = 32 * 2**20  # a file or archive member; 1,000,000 squares take about 13 MB
+MAX_ARCHIVE_BYTES = 128 * 2**20  # an archive, on disk and unpacked (a CSPLib set unpacks to 1 MB)
+MAX_ARCHIVE_MEMBERS = 50_000  # the 14 CSPLib Excluded Diagonals archives hold 14,000 files
+MAX_FILE_N = 100_000
+MAX_BLOCKED_SQUARES = 1_000_000  # blocked squares built from one file (n = 1,000 fully): about 200 MB
+JSON_SEPARATORS = 3 * MAX_BLOCKED_SQUARES  # commas and colons: a blocked square takes two
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar")
 GENERATOR_KINDS = ("completion", "blocked", "diagonals")
 
 STATEMENT = re.compile(r"(?m)^[ \t]*(?:letting[ \t]+)?([A-Za-z_]\w*)[ \t]*(?:=|\bbe\b)")
-INTEGER = re.compile(r"\s*(-?\d{1,9})\s*")
-PAIR = re.compile(r"\[\s*(-?\d{1,9})\s*,\s*(-?\d{1,9})\s*\]")
+INTEGER = re.compile(r"\s*([+-]?\d+)\s*")
+PAIR = re.compile(r"\[\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*\]")
 # A list of pairs; the ASP files end theirs with a trailing comma ("[28,27],\n]").
 PAIR_LIST = re.compile(
-    r"\s*\[\s*(?:\[\s*-?\d{1,9}\s*,\s*-?\d{1,9}\s*\]\s*(?:,\s*\[\s*-?\d{1,9}\s*,\s*-?\d{1,9}\s*\]\s*)*(?:,\s*)?)?\]\s*"
+    r"\s*\[\s*(?:\[\s*-?\d{1,18}\s*,\s*-?\d{1,18}\s*\]\s*(?:,\s*\[\s*-?\d{1,18}\s*,\s*-?\d{1,18}\s*\]\s*)*(?:,\s*)?)?\]\s*"
 )
 
 
@@ -81,21 +104,44 @@ class Diagonals:
     source: str
 
     def instance(self, count: int) -> Problem:
+        """The instance ``@count``; its size is checked before a square is built."""
         if not 0 <= count <= len(self.diagonals):
             raise BadInput(f"{self.source}: @{count} is beyond its list of {len(self.diagonals)} diagonals")
-        return make_problem(
-            self.n, blocked=diagonal_squares(self.n, self.diagonals[:count]), source=f"{self.source}@{count}"
-        )
+        covered = self.crossings(count)[count]
+        if covered > MAX_BLOCKED_SQUARES:
+            raise BadInput(
+                f"{self.source}@{count}: its {count:,} diagonals cross {covered:,} squares of the "
+                f"{self.n:,}x{self.n:,} board; at most {MAX_BLOCKED_SQUARES:,} blocked squares are read from "
+                f"an instance file"
+            )
+        squares = diagonal_squares(self.n, self.diagonals[:count])  # on the board by construction
+        return Problem(self.n, {}, frozenset(squares), f"{self.source}@{count}")
+
+    def crossings(self, upto: int) -> list[int]:
+        """Per prefix length d (0..upto), the squares its first d diagonals cross (a square where
+        two of them cross counted twice): the bound checked before building instance d."""
+        lengths = (len(diagonal_rows(self.n, d, kind)) for d, kind in self.diagonals[:upto])
+        return list(accumulate(lengths, initial=0))
+
+
+def diagonal_rows(n: int, d: int, kind: int) -> range:
+    """The rows the diagonal ``[d, kind]`` crosses (``kind`` 1: row + column = d; else row - column =
+    d - (n - 1)): found by arithmetic, so a short diagonal of a huge board costs its length, not n."""
+    if kind == 1:
+        return range(max(0, d - (n - 1)), min(d, n - 1) + 1)
+    shift = d - (n - 1)
+    return range(max(0, shift), min(n - 1, n - 1 + shift) + 1)
 
 
 def diagonal_squares(n: int, diagonals: Iterable[tuple[int, int]]) -> set[tuple[int, int]]:
     """The (column, row) squares of the given ``[d, t]`` diagonals."""
-    squares = set()
+    squares: set[tuple[int, int]] = set()
     for d, kind in diagonals:
-        for row in range(n):
-            column = d - row if kind == 1 else row - (d - (n - 1))
-            if 0 <= column < n:
-                squares.add((column, row))
+        rows = diagonal_rows(n, d, kind)
+        if kind == 1:
+            squares.update((d - row, row) for row in rows)
+        else:
+            squares.update((row - (d - (n - 1)), row) for row in rows)
     return squares
 
 
@@ -187,35 +233,60 @@ def shipped_instance(name: str) -> Path | None:
 
 
 def read_texts(path: Path) -> Iterator[tuple[str, str]]:
-    """(name, text) of the file, or of every regular file inside an archive."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_INSTANCE_BYTES:
-            raise BadInput(f"{path}: {size / 2**20:.0f} MiB is more than an instance file may be")
-        if path.name.endswith(ARCHIVE_SUFFIXES):
-            with tarfile.open(path) as archive:
-                members = sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name)
-                for member in members:
-                    handle = archive.extractfile(member)
-                    if handle is not None:
-                        yield f"{path.name}:{member.name}", decode(handle.read(), f"{path}:{member.name}")
-            return
-        yield str(path), decode(path.read_bytes(), str(path))
-    except tarfile.TarError as exc:
-        raise BadInput(f"{path}: not a readable archive ({exc})") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read instance file {str(path)!r}: {exc.strerror or exc}") from None
+    """(name, text) of the file, or of every regular file inside an archive (in name order)."""
+    archive = path.name.endswith(ARCHIVE_SUFFIXES)
+    handle = open_regular(path, "instance file", MAX_ARCHIVE_BYTES if archive else MAX_INSTANCE_BYTES)
+    with handle:
+        try:
+            if archive:
+                texts = archive_texts(handle, path)
+            else:
+                texts = [(str(path), decode(read_bounded(handle, MAX_INSTANCE_BYTES, str(path)), str(path)))]
+        except tarfile.TarError as exc:
+            raise BadInput(f"{path}: not a readable archive ({exc})") from None
+        except READ_ERRORS as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:  # the disk's fault, or /proc's
+                raise BadInput(f"cannot read instance file {str(path)!r}: {exc.strerror or exc}") from None
+            raise BadInput(f"{path}: not a readable archive ({exc})") from None  # its compression is broken
+    yield from texts
 
 
-def decode(data: bytes, name: str) -> str:
+def archive_texts(handle: IO[bytes], path: Path) -> list[tuple[str, str]]:
+    """Every regular file of a tar archive (gzip, bzip2 or xz compressed, or not), read as one stream:
+    each member and the whole archive are bounded by the bytes they unpack to, counted as they come
+    (never by a size field alone), so a small archive of a huge member stops at the limit."""
+    stream = unpacked(handle, MAX_ARCHIVE_BYTES, str(path))
+    texts = []
+    with tarfile.open(fileobj=stream, mode="r|") as archive:
+        for count, member in enumerate(archive, start=1):
+            if count > MAX_ARCHIVE_MEMBERS:
+                raise TooLarge(f"{path}: more than {MAX_ARCHIVE_MEMBERS:,} files in one archive")
+            if not member.isfile():
+                continue
+            where = f"{path}:{member.name}"
+            if member.size > MAX_INSTANCE_BYTES:
+                raise TooLarge(
+                    f"{where}: {size_text(member.size)} unpacked, more than the "
+                    f"{size_text(MAX_INSTANCE_BYTES)} an instance file may be"
+                )
+            data = archive.extractfile(member)
+            if data is not None:
+                text = decode(read_bounded(data, MAX_INSTANCE_BYTES, where), where)
+                texts.append((f"{path.name}:{member.name}", text))
+    return sorted(texts, key=lambda named: named[0])
+
+
+def decode(data: bytes | bytearray, name: str) -> str:
+    """UTF-8 text; a byte-order mark (as some editors write) is skipped."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BadInput(f"{name}: not a text file (byte {exc.start} is not UTF-8)") from None
 
 
 def parse(text: str, name: str, selection: str | None = None) -> list[Problem]:
     """The instances in one file's text; ``selection`` is the part after ``@``, if any."""
+    text = text.removeprefix("\ufeff")  # a byte-order mark, as some editors write
     stripped = text.lstrip()
     if stripped.startswith("{"):
         problems = [parse_json(text, name)]
@@ -256,22 +327,45 @@ def read_statements(text: str, name: str) -> dict[str, tuple[str, int]]:
     return statements
 
 
-def integer(statements: dict[str, tuple[str, int]], key: str, text: str, name: str) -> int:
+def integer(
+    statements: dict[str, tuple[str, int]], key: str, text: str, name: str, allowed: range, meaning: str
+) -> int:
+    """The whole number ``key = ...``, refused outside ``allowed`` with the bound in the message
+    (and never converted when it has more digits than any allowed value could)."""
     if key not in statements:
         raise BadInput(f"{name}: no '{key} = ...' line")
     value, offset = statements[key]
+    where = f"{name}:{line_of(text, offset)}"
     match = INTEGER.fullmatch(value)
     if not match:
-        raise BadInput(f"{name}:{line_of(text, offset)}: {key} must be a whole number, not {value.strip()[:40]!r}")
-    return int(match.group(1))
+        raise BadInput(f"{where}: {key} must be a whole number, not {value.strip()[:40]!r}")
+    digits = match.group(1)
+    bounds = f"{meaning} ({allowed.start:,}..{allowed.stop - 1:,})"
+    if len(digits.lstrip("+-")) > 18:
+        raise BadInput(f"{where}: {key} = {digits[:12]}... ({len(digits):,} digits) is not {bounds}")
+    number = int(digits)
+    if number not in allowed:
+        raise BadInput(f"{where}: {key} = {number:,} is not {bounds}")
+    return number
 
 
-def pairs(statements: dict[str, tuple[str, int]], key: str, text: str, name: str) -> list[tuple[int, int, int]]:
-    """The ``[[a, b], ...]`` list of ``key`` as (a, b, offset of the pair)."""
+def board_size(statements: dict[str, tuple[str, int]], text: str, name: str) -> int:
+    return integer(statements, "n", text, name, range(1, MAX_FILE_N + 1), "a board size read from instance files")
+
+
+def pairs(statements: dict[str, tuple[str, int]], key: str, text: str, name: str) -> Iterator[tuple[int, int, int]]:
+    """The ``[[a, b], ...]`` list of ``key`` as (a, b, offset of the pair), one at a time; a list longer
+    than ``MAX_BLOCKED_SQUARES`` is refused before any pair is read."""
     value, offset = statements[key]
     if not PAIR_LIST.fullmatch(value):
         raise BadInput(f"{name}:{line_of(text, offset + first_flaw(value))}: {key} must be a list of [a, b] pairs")
-    return [(int(m.group(1)), int(m.group(2)), offset + m.start()) for m in PAIR.finditer(value)]
+    listed = value.count("[") - 1  # the list matched: one bracket opens each pair
+    if listed > MAX_BLOCKED_SQUARES:
+        raise BadInput(
+            f"{name}:{line_of(text, offset)}: {key} lists {listed:,} pairs; an instance file may list "
+            f"at most {MAX_BLOCKED_SQUARES:,}"
+        )
+    return ((int(m.group(1)), int(m.group(2)), offset + m.start()) for m in PAIR.finditer(value))
 
 
 def first_flaw(value: str) -> int:
@@ -297,10 +391,9 @@ def first_flaw(value: str) -> int:
 
 
 def parse_essence(statements: dict[str, tuple[str, int]], text: str, name: str) -> Problem:
-    n = integer(statements, "n", text, name)
+    n = board_size(statements, text, name)
     if "blocks" not in statements and "init" not in statements:
         raise BadInput(f"{name}: an Essence' instance needs 'letting blocks = [...]' or 'letting init = [...]'")
-    check_size(n, name)
     blocked = []
     for row, column, offset in pairs(statements, "blocks", text, name) if "blocks" in statements else []:
         if not (1 <= row <= n and 1 <= column <= n):
@@ -321,8 +414,7 @@ def parse_essence(statements: dict[str, tuple[str, int]], text: str, name: str) 
 
 
 def parse_diagonals(statements: dict[str, tuple[str, int]], text: str, name: str) -> Diagonals:
-    n = integer(statements, "n", text, name)
-    check_size(n, name)
+    n = board_size(statements, text, name)
     if "diags" not in statements:
         raise BadInput(f"{name}: no 'diags = [...]' line")
     diagonals = []
@@ -331,7 +423,8 @@ def parse_diagonals(statements: dict[str, tuple[str, int]], text: str, name: str
             raise BadInput(f"{name}:{line_of(text, offset)}: [{d}, {kind}] is not a diagonal of a {n}x{n} board")
         diagonals.append((d, kind))
     if "numdiags" in statements:
-        declared = integer(statements, "numdiags", text, name)
+        most = range(MAX_BLOCKED_SQUARES + 1)
+        declared = integer(statements, "numdiags", text, name, most, "a number of diagonals a file may list")
         if declared != len(diagonals):
             raise BadInput(f"{name}: numdiags = {declared}, but the list has {len(diagonals)} diagonals")
     return Diagonals(n, tuple(diagonals), name)
@@ -352,14 +445,33 @@ def select_diagonals(diagonals: Diagonals, selection: str | None, name: str) -> 
         counts = range(low, high + 1)
     else:
         counts = range(int(selection), int(selection) + 1)
+    if counts.stop - 1 > total:  # as instance() would say of the first count beyond the list
+        diagonals.instance(max(counts.start, total + 1))
+    covered = diagonals.crossings(counts.stop - 1)
+    squares = sum(covered[count] for count in counts)
+    if len(counts) > 1 and squares > MAX_BLOCKED_SQUARES:
+        raise BadInput(
+            f"{name}@{selection}: its {len(counts):,} instances block up to {squares:,} squares in all; at most "
+            f"{MAX_BLOCKED_SQUARES:,} are read from an instance file: choose fewer (@a..b)"
+        )
     return [diagonals.instance(count) for count in counts]
 
 
 def parse_json(text: str, name: str) -> Problem:
+    separators = text.count(",") + text.count(":")  # every value after the first needs one
+    if separators > JSON_SEPARATORS:
+        raise BadInput(
+            f"{name}: {separators:,} commas and colons, more than an instance holds "
+            f"(at most {MAX_BLOCKED_SQUARES:,} blocked squares)"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadInput(f"{name}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise BadInput(f"{name}: not valid JSON (nested too deep)") from None
+    except ValueError as exc:  # a number of more digits than int() takes
+        raise BadInput(f"{name}: not valid JSON ({str(exc).splitlines()[0][:80]})") from None
     if not isinstance(data, dict) or data.get("format") != JSON_FORMAT:
         raise BadInput(f'{name}: a JSON instance needs "format": "{JSON_FORMAT}"')
     return problem_from_json(data, name)
@@ -376,6 +488,8 @@ def problem_from_json(data: dict[str, Any], source: str | None) -> Problem:
     blocked_raw = data.get("blocked") or []
     if not isinstance(fixed_raw, dict) or not isinstance(blocked_raw, list):
         raise BadInput(f"{where}: fixed must map columns to rows and blocked list [column, row] pairs")
+    if len(blocked_raw) > MAX_BLOCKED_SQUARES:
+        raise BadInput(f"{where}: {len(blocked_raw):,} blocked squares; an instance may have {MAX_BLOCKED_SQUARES:,}")
     try:
         fixed = {int(column): row for column, row in fixed_raw.items()}
     except ValueError:
@@ -385,8 +499,8 @@ def problem_from_json(data: dict[str, Any], source: str | None) -> Problem:
 
 
 def check_size(n: int, name: str) -> None:
-    if not 1 <= n <= 100_000:
-        raise BadInput(f"{name}: n = {n} is not a board size this tool reads from instance files (1..100,000)")
+    if not 1 <= n <= MAX_FILE_N:
+        raise BadInput(f"{name}: n = {n:,} is not a board size read from instance files (1..{MAX_FILE_N:,})")
 
 
 # --- writing -------------------------------------------------------------------

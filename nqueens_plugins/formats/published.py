@@ -17,6 +17,10 @@ Instances are matched by the file name CSPLib gives them and their board size
 the wrong one, so a verified board always outranks this table). The table ships
 as ``data/published-answers.txt.gz``; ``python -m nqueens_plugins.formats.published
 CSPLIB_FOLDER`` rebuilds it from the published results files.
+
+``read_results`` reads those results files as a user names them (``cross-check
+--expected``): through ``formats/reading.py``, regular files only, bounded in what
+they unpack to and line by line, every name checked to be one this table could hold.
 """
 
 from __future__ import annotations
@@ -29,7 +33,20 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.formats.reading import READ_ERRORS, bounded_lines, open_regular, unpacked
+
 TABLE = "published-answers.txt.gz"
+MAX_RESULTS_BYTES = 128 * 2**20  # unpacked; shiftqueens-results.txt.gz unpacks to 47 MB
+MAX_RESULTS_LINE = 4096  # bytes; the published lines are at most 208
+NUMBER = r"([0-9]{1,18})"  # a size, a count or an identifier
+# N -1 ID SATISFIABLE|UNSATISFIABLE ...   and   N D M ID FILE:Solutions: S Nodes: ...
+LINGELING_LINE = re.compile(
+    rf"\s*{NUMBER}\s+\S+\s+{NUMBER}\s+(SATISFIABLE|UNSATISFIABLE)(?:\s.*)?", re.ASCII | re.DOTALL
+)
+SHIFTQUEENS_LINE = re.compile(
+    rf"\s*{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+\S*Solutions:\S*\s+{NUMBER}(?:\s.*)?", re.ASCII | re.DOTALL
+)
 DIAGONALS = re.compile(r"diag-(\d+)-4-(\d+)\.param@(\d+)")
 BLOCKED = re.compile(r"blockedqueens\.(\d+)\.(\d+)\.param")
 SOURCE = "CSPLib prob079/prob080 published results"
@@ -99,6 +116,51 @@ def build(csplib: Path) -> str:
             if len(fields) >= 4 and fields[3] in ("SATISFIABLE", "UNSATISFIABLE"):
                 out.append(f"blocked {fields[0]} {fields[2]} {int(fields[3] == 'SATISFIABLE')}")
     return "\n".join(out) + "\n"
+
+
+def read_results(path: str) -> dict[str, bool]:
+    """Published answers: {instance file name (with @d): satisfiable}.
+
+    Reads the two CSPLib results files (plain or gzipped): lingeling's run on the
+    ASP Blocked n-Queens set (``N -1 ID SATISFIABLE|UNSATISFIABLE ...``) and the
+    shiftqueens run on the Excluded Diagonals set
+    (``N D 4 ID FILE:Solutions: S Nodes: ...``). Any other line is refused by number.
+    """
+    answers: dict[str, bool] = {}
+    with open_regular(path, "expected-answers file", MAX_RESULTS_BYTES) as handle:
+        try:
+            for number, raw in bounded_lines(unpacked(handle, MAX_RESULTS_BYTES, path), path, MAX_RESULTS_LINE):
+                line = text_of(raw, f"{path}:{number}")
+                if line.strip():
+                    name, satisfiable = results_line(line, f"{path}:{number}")
+                    answers[name] = satisfiable
+        except READ_ERRORS as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise BadInput(f"cannot read expected answers from {path!r}: {reason}") from None
+    if not answers:
+        raise BadInput(f"{path!r} holds no published answers")
+    return answers
+
+
+def text_of(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(f"{where}: not a line of text (byte {exc.start} is not UTF-8)") from None
+
+
+def results_line(line: str, where: str) -> tuple[str, bool]:
+    """(instance name, satisfiable) from one line: the name is one ``published_answer`` would
+    match (``blockedqueens.N.ID.param``, ``diag-N-M-ID.param@D``), or the line is refused."""
+    diagonal = SHIFTQUEENS_LINE.fullmatch(line)  # the long file: 319,000 lines
+    if diagonal:
+        n, diagonals, minimum, identifier, solutions = diagonal.groups()
+        return f"diag-{n}-{minimum}-{identifier}.param@{diagonals}", solutions.strip("0") != ""
+    blocked = LINGELING_LINE.fullmatch(line)
+    if blocked:
+        n, identifier, answer = blocked.groups()
+        return f"blockedqueens.{n}.{identifier}.param", answer == "SATISFIABLE"
+    raise BadInput(f"{where}: not a line of the lingeling or shiftqueens results")
 
 
 def main() -> None:

@@ -10,28 +10,41 @@ header describing the environment; every other line is one run. Because each
 record is flushed as its run ends, a comparison killed with -9 loses at most
 the runs in flight, and ``--resume`` continues where it stopped.
 
-Reading is forgiving but never silent: a malformed line is reported with its
-line number and skipped; an incomplete last line (a write cut short) is
-reported, and dropped when the file is resumed.
+Reading is forgiving but never silent, and trusts nothing: a file may come
+from anyone. Each line is bounded (length, nesting) before it is parsed, its
+numbers must be finite, and every field a summary, plot or page uses is checked
+(types, ranges, n within bounds, fixed queens and blocked squares on the board,
+times finite and not negative), so no other module meets a value it cannot use.
+A line that fails is reported with its line number and skipped; a header field
+of the wrong type is reported and dropped; an incomplete last line (a write cut
+short) is reported, and dropped when the file is resumed.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import fcntl
+import functools
+import itertools
 import json
+import math
 import os
 import platform
+import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
+from types import NoneType
 from typing import IO, Any
 
+import numpy as np
+
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.verify import board_error
+from nqueens_plugins.formats.inputs import MAX_N
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
@@ -120,12 +133,43 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
+# Reading. A results file may come from anyone: each line is bounded (length, nesting), parsed with
+# only finite numbers, and checked field by field here, so no other module meets a value of the wrong
+# type or range. A bad line is a warning naming it; only a file that is not ours is refused.
+
+MAX_LINE_BYTES = 32 << 20  # a record keeping 4 million queens (--queens); a longer line is skipped unread
+MAX_DEPTH = 32  # records nest 3 deep; json recurses once a level, so depth is bounded before parsing
+MAX_HEADERS = 1_000  # one per session of the file; past this, only the latest is kept
+MAX_WARNINGS = 100  # warnings about lines kept; the rest are counted in one line
+LARGEST_NUMBER = int(sys.float_info.max)  # an int past this cannot become a float (statistics use floats)
+STATUSES = frozenset(status.value for status in Status)
+BRACKETS = b"[]{}"
+NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in BRACKETS)
+DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # open +1, close -1 (as int8)
+STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)  # never fails once started: linear on any line
+SURROGATE = re.compile(rb"\\u[dD][89abAB]")  # an escape that may leave a lone surrogate (unprintable text)
+INT = frozenset({int})
+LIST = frozenset({list})
+NUMBER = frozenset({int, float})  # not bool: type(True) is bool
+TEXT_FIELDS = ("name", "reason", "output", "plugin", "distribution", "version", "source", "instance", "timestamp")
+
+
 @dataclass
 class Loaded:
+    """What reading a results file found besides its runs (filled in as ``scan_records`` streams)."""
+
     headers: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     torn_tail: int | None = None  # byte offset of an incomplete last line
+    unlisted: int = 0  # warnings past MAX_WARNINGS, counted, not kept
+    headers_dropped: int = 0  # headers past MAX_HEADERS (the latest is kept in the last place)
+
+    def warn(self, text: str) -> None:
+        if len(self.warnings) < MAX_WARNINGS:
+            self.warnings.append(text)
+        else:
+            self.unlisted += 1
 
 
 def read_records(path: Path) -> Loaded:
@@ -148,9 +192,12 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
     """Yield the run records of a results file one at a time (flat memory for any file size).
 
     Headers, warnings and a torn last line are collected in ``loaded`` as the
-    file is read; the file must start with a header. Solved records whose board
-    is wrong (a file edited or damaged since it was written) are re-verified
-    here and come out ``verified: false``, with a warning.
+    file is read; the file must start with a header. Every record yielded has
+    passed ``run_problem``; records are read-only (the runs on one instance
+    share its fixed queens and blocked squares, ``share_known``). Solved
+    records whose board is wrong (a file edited or damaged since it was
+    written) are re-verified here and come out ``verified: false``, with a
+    warning.
     """
     if path.exists() and not path.is_file():  # a device such as /dev/zero would never end
         raise BadInput(f"{str(path)!r} is not a regular file")
@@ -167,48 +214,58 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
             raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror or exc}") from None
 
 
-def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
+def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
+    """The valid run records of an open results file; headers and warnings go to ``loaded``."""
     offset = 0
     seen_any = False
     rejected = 0
-    for number, raw in enumerate(lines, start=1):
+    for number, (raw, size, complete) in enumerate(lines_of(handle), start=1):
         start = offset
-        offset += len(raw)
-        complete = raw.endswith(b"\n")  # no newline after it: the write may have been cut
-        if not raw.strip():
+        offset += size
+        if raw is not None and raw.isspace():  # (readline never gives an empty line)
             continue
-        try:
-            item = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            item = None
+        item, why = decode(raw) if raw is not None else (None, f"longer than {MAX_LINE_BYTES >> 20} MiB")
         if not isinstance(item, dict):
             if not seen_any:
-                raise BadInput(f"{name!r} is not an nqueens results file (line {number} is not a header)") from None
-            if not complete:
+                because = f": {why}" if why else ""
+                raise BadInput(f"{name!r} is not an nqueens results file (line {number} is not a header{because})")
+            if not complete:  # no newline after it: the write may have been cut (said even past the cap)
                 loaded.torn_tail = start
                 loaded.warnings.append(f"{name}:{number}: incomplete last line (an interrupted write); skipped")
             else:
-                loaded.warnings.append(f"{name}:{number}: malformed line; skipped")
+                loaded.warn(f"{name}:{number}: {why or 'malformed line'}; skipped")
             continue
         seen_any = True
-        if item.get("type") == "header":
+        kind = item.get("type")
+        if kind == "header":
             if item.get("format") != FORMAT:
                 raise BadInput(f"{name!r} is not an nqueens results file")
-            loaded.headers.append(item)
+            for dropped in header_problems(item):
+                loaded.warn(f"{name}:{number}: header {dropped}; ignored")
+            keep_header(loaded, item)
         elif not loaded.headers:
             raise BadInput(f"{name!r} is not an nqueens results file (no header line)")
-        elif item.get("type") == "run" and valid_record(item):
-            problem = board_problem(item)
-            if problem is not None:
+        elif kind != "run":
+            loaded.warn(f"{name}:{number}: not a run record; skipped")
+        elif (problem := run_problem(share_known(item))) is not None:
+            loaded.warn(f"{name}:{number}: not a valid run record ({problem}); skipped")
+        else:
+            remember(item)
+            wrong = board_problem(item)
+            if wrong is not None:
                 rejected += 1
                 item["status"] = "invalid"  # what the host says of a board the verifier rejects
                 item["verified"] = False
-                item["reason"] = f"re-verified on reading: {problem}"
+                item["reason"] = f"re-verified on reading: {wrong}"
             yield item
-        else:
-            loaded.warnings.append(f"{name}:{number}: not a run record; skipped")
     if not loaded.headers:
         raise BadInput(f"{name!r} is not an nqueens results file (it is empty)")
+    if loaded.unlisted:
+        loaded.warnings.append(f"{name}: {loaded.unlisted:,} more line(s) skipped or repaired, not listed")
+    if loaded.headers_dropped:
+        loaded.warnings.append(
+            f"{name}: {loaded.headers_dropped:,} header(s) past the first {MAX_HEADERS:,} not kept, but the latest"
+        )
     if rejected:
         loaded.warnings.append(
             f"{name}: {rejected:,} record(s) claim a solution the verifier rejects (edited or damaged since written); "
@@ -216,28 +273,374 @@ def parse_lines(lines: Iterable[bytes], name: str, loaded: Loaded) -> Iterator[d
         )
 
 
-def board_problem(record: Mapping[str, Any]) -> str | None:
-    """Why a record that claims a verified solution is wrong, or None (also when it keeps no queens)."""
-    if record.get("status") != "solved" or record.get("verified") is not True or record.get("queens") is None:
-        return None
-    try:
-        n = int(record["n"])
-        queens = [int(q) for q in record["queens"]]
-        fixed = {int(c): int(r) for c, r in (record.get("fixed") or {}).items()}
-        blocked = frozenset((int(c), int(r)) for c, r in (record.get("blocked") or []))
-    except (KeyError, TypeError, ValueError):
-        return "the record's board is malformed"
-    return board_error(n, queens, fixed, blocked)
+def lines_of(handle: IO[bytes]) -> Iterator[tuple[bytes | None, int, bool]]:
+    """Each line as (its bytes, or None past MAX_LINE_BYTES; its length; whether a newline ends it).
+
+    A line too long is read past in pieces, never held whole: one line of a
+    file of gigabytes costs no more memory than a record.
+    """
+    while raw := handle.readline(MAX_LINE_BYTES):
+        complete = raw.endswith(b"\n")
+        if complete or len(raw) < MAX_LINE_BYTES:
+            yield raw, len(raw), complete
+            continue
+        size = len(raw)
+        while (piece := handle.readline(1 << 20)) and not piece.endswith(b"\n"):
+            size += len(piece)
+        yield None, size + len(piece), piece.endswith(b"\n")
 
 
-def valid_record(item: Mapping[str, Any]) -> bool:
+class NotFinite(ValueError):
+    """A number no figure can use: NaN or Infinity (not JSON, though json reads them), or 1e400 (past a float)."""
+
+
+def refuse_constant(token: str) -> Any:
+    raise NotFinite(token)
+
+
+def finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise NotFinite(text)
+    return value
+
+
+DECODER = json.JSONDecoder(parse_constant=refuse_constant, parse_float=finite_float)
+
+
+def decode(raw: bytes) -> tuple[Any, str | None]:
+    """One line's JSON value, or (None, why not); numbers come out finite, nesting at most MAX_DEPTH."""
+    if nesting_bound(raw) > MAX_DEPTH and depth(raw) > MAX_DEPTH:
+        return None, f"nested deeper than {MAX_DEPTH} levels"
     try:
-        run_key(item)
-        float(item["seconds"])
-        str(item["status"])
-        return True
-    except (KeyError, TypeError, ValueError):
+        text = raw.decode("utf-8")
+        try:  # a line as written: the value from its first character, then its newline
+            item, end = DECODER.raw_decode(text)
+        except ValueError:  # or with space or a byte-order mark before it, as json.loads takes
+            item, end = DECODER.decode(text.removeprefix("\ufeff")), len(text)
+        if end < len(text) and not text[end:].isspace():
+            return None, None
+    except NotFinite:
+        return None, "a number that is not finite (NaN, Infinity or past 1.8e308)"
+    except ValueError:  # syntax, UTF-8, an int past 4,300 digits
+        return None, None
+    if b"\\u" in raw and SURROGATE.search(raw) and not printable(item):
+        return None, "text with a lone surrogate (not Unicode)"
+    return item, None
+
+
+def nesting_bound(raw: bytes) -> int:
+    """At least how deep a line nests, counted in C: its opening brackets, less those that open a container
+    right after a sibling closed ("],[", "},{"; 600 of them in a record blocking 600 squares).
+
+    Along the deepest chain, each level holds a run of adjacent sibling containers whose first one follows
+    no such closing, so the count never falls below the depth; brackets inside strings only raise it (each
+    "],[" brings its own "["). Only a line above it needs ``depth``."""
+    opening = raw.count(b"[") + raw.count(b"{")
+    if opening <= MAX_DEPTH:
+        return opening
+    opening -= raw.count(b"],[")
+    return opening if opening <= MAX_DEPTH else opening - raw.count(b"},{")
+
+
+def depth(raw: bytes) -> int:
+    """How deep a line's brackets nest outside its strings (an unclosed string runs to the end)."""
+    if b"\\" in raw:  # an escape: only a parse finds where each string ends
+        outside = STRING.sub(b"", raw)
+    else:  # none: quotes open and close strings in turn
+        outside = b"".join(raw.split(b'"')[::2])
+    brackets = outside.translate(None, NOT_BRACKETS)
+    if not brackets:
+        return 0
+    return int(np.cumsum(np.frombuffer(brackets.translate(DEPTH_STEPS), dtype=np.int8), dtype=np.int64).max())
+
+
+def printable(item: Any) -> bool:
+    """Whether every string in ``item`` can be written as UTF-8 (json keeps lone surrogates)."""
+    try:
+        json.dumps(item, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
         return False
+    return True
+
+
+def keep_header(loaded: Loaded, header: dict[str, Any]) -> None:
+    """Keep a header; past MAX_HEADERS only the latest (the one a resume checks), so memory stays bounded."""
+    if len(loaded.headers) < MAX_HEADERS:
+        loaded.headers.append(header)
+    else:
+        loaded.headers[-1] = header
+        loaded.headers_dropped += 1
+
+
+# Field checks. Each says whether a value fits; None stands for null, or for absent where a field may be
+# left out. Every record of a file meets them, so they are written to be cheap.
+
+
+def is_number(value: Any) -> bool:
+    """A finite number (floats are finite once parsed) that a float can hold; not a bool."""
+    kind = type(value)
+    return kind is float or (kind is int and -LARGEST_NUMBER <= value <= LARGEST_NUMBER)
+
+
+def seconds(value: Any) -> bool:
+    """None, or a number of seconds: finite, from 0."""
+    kind = type(value)
+    return value is None or (kind is float and value >= 0) or (kind is int and 0 <= value <= LARGEST_NUMBER)
+
+
+def natural(value: Any) -> bool:
+    return value is None or (type(value) is int and value >= 0)
+
+
+def text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def all_on_board(values: list[Any], n: int) -> bool:
+    """Whole numbers from 0 to n - 1, checked in C (an instance may block thousands of squares)."""
+    return not values or (set(map(type, values)) <= INT and min(values) >= 0 and max(values) < n)
+
+
+def fixed_ok(value: Any, n: int) -> bool:
+    """None, or a map of columns (as written: decimal digits, no leading zero) to rows, all on the board."""
+    if type(value) is not dict:
+        return value is None
+    if is_known("fixed", value, n):
+        return True
+    keys = list(value)
+    if not keys:
+        return True
+    if max(map(len, keys)) > 10 or not all(map(str.isascii, keys)) or not all(map(str.isdigit, keys)):
+        return False  # (an empty key is no digit)
+    columns = list(map(int, keys))
+    return list(map(str, columns)) == keys and all_on_board(columns, n) and all_on_board(list(value.values()), n)
+
+
+def blocked_ok(value: Any, n: int) -> bool:
+    """None, or a list of [column, row] squares on the board."""
+    if type(value) is not list:
+        return value is None
+    if not value or is_known("blocked", value, n):
+        return True
+    if not set(map(type, value)) <= LIST or set(map(len, value)) != {2}:
+        return False
+    return all_on_board(list(itertools.chain.from_iterable(value)), n)
+
+
+# The fixed queens and blocked squares last found valid, by kind: (n, the value). The runs on one
+# instance follow each other in a file, so a record's squares are most often the last record's: found
+# equal (ten times cheaper than checking 600 squares again), that one validated value stands in for them
+# (``share_known``). Records of one instance then share it: read-only, like every record read.
+KNOWN: dict[str, tuple[int, Any]] = {}
+
+
+def share_known(record: dict[str, Any]) -> dict[str, Any]:
+    """The record, its fixed queens and blocked squares replaced by the known valid ones they equal."""
+    n = record.get("n")
+    for kind in ("fixed", "blocked"):
+        value, known = record.get(kind), KNOWN.get(kind)
+        if value and known is not None and known[0] == n and type(n) is int and known[1] == value:
+            record[kind] = known[1]  # equal as values, and of the types checked (a 1.0 or true becomes the 1)
+    return record
+
+
+def is_known(kind: str, value: Any, n: int) -> bool:
+    known = KNOWN.get(kind)
+    return known is not None and known[1] is value and known[0] == n
+
+
+def remember(record: Mapping[str, Any]) -> None:
+    """Keep a valid record's fixed queens and blocked squares as the known ones (``share_known``)."""
+    for kind in ("fixed", "blocked"):
+        if record.get(kind):
+            KNOWN[kind] = (record["n"], record[kind])
+
+
+def queens_ok(value: Any) -> bool:
+    return value is None or (type(value) is list and set(map(type, value)) <= INT)
+
+
+def counters_ok(value: Any) -> bool:
+    """None, or a map of names to numbers (finite once parsed; no figure is made of them, so an int
+    of any size will do)."""
+    return value is None or (type(value) is dict and set(map(type, value.values())) <= NUMBER)
+
+
+REQUIRED = frozenset({"n", "solver", "seed", "status", "trial", "seconds"})
+EXPECTED = {  # what each field of a run record must be, for the warning that names it
+    "n": f"a whole number from 1 to {MAX_N:,}",
+    "solver": "a string",
+    "seed": "a whole number",
+    "status": "one of " + ", ".join(sorted(STATUSES)),
+    "trial": "a whole number from 0",
+    "seconds": "a finite number of seconds from 0",
+    "timeout": "a finite number of seconds from 0, or null",
+    "overhead_seconds": "a finite number of seconds from 0, or null",
+    "prepare_seconds": "a finite number of seconds from 0, or null",
+    "iterations": "a finite number or null",
+    "moves": "a finite number or null",
+    "output_bytes": "a whole number from 0, or null",
+    "fixed": "a map of columns to rows on the board",
+    "blocked": "a list of [column, row] squares on the board",
+    "queens": "a list of whole numbers",
+    "counters": "a map of names to finite numbers",
+    "verified": "true, false or null",
+    "complete": "true, false or null",
+    "options": "a map or null",
+    **dict.fromkeys(TEXT_FIELDS, "a string or null"),
+}
+STRING_OR_NULL = frozenset({str, NoneType})
+FLAG = frozenset({bool, NoneType})
+MAP_OR_NULL = frozenset({dict, NoneType})
+
+
+def run_problem(record: Mapping[str, Any]) -> str | None:
+    """Why a run record cannot be used (its first wrong field), or None: what summaries, statistics,
+    plots and the HTML report may rely on for every record ``scan_records`` yields."""
+    name = wrong_field(record)
+    if name is None:
+        return None
+    if name == "board":
+        return "a verified record's 'queens' must be one row on the board per column"
+    if name in REQUIRED and name not in record:
+        return f"{name!r} is missing"
+    return f"{name!r} must be {EXPECTED[name]}"
+
+
+def wrong_field(record: Mapping[str, Any]) -> str | None:
+    """The first field of a run record that is wrong or missing, or None ("board": see ``drawn_board_ok``).
+    One straight run of checks, most common case first, rather than a table walked field by field: it
+    runs on every record of a file, and this way costs a few microseconds."""
+    get = record.get
+    n, status, trial, spent = get("n"), get("status"), get("trial"), get("seconds")
+    if type(n) is not int or not 1 <= n <= MAX_N:
+        return "n"
+    if type(get("solver")) is not str:
+        return "solver"
+    if type(status) is not str or status not in STATUSES:
+        return "status"
+    if type(get("seed")) is not int:
+        return "seed"
+    if type(trial) is not int or trial < 0:
+        return "trial"
+    if spent is None or not seconds(spent):
+        return "seconds"
+    if not set(map(type, map(get, TEXT_FIELDS))) <= STRING_OR_NULL:  # one pass in C
+        return next(name for name in TEXT_FIELDS if not text(get(name)))
+    for name in ("verified", "complete"):
+        if type(get(name)) not in FLAG:
+            return name
+    if type(get("options")) not in MAP_OR_NULL:
+        return "options"
+    for name in ("timeout", "overhead_seconds", "prepare_seconds"):
+        if not seconds(get(name)):
+            return name
+    for name in ("iterations", "moves"):
+        if get(name) is not None and not is_number(get(name)):
+            return name
+    if not natural(get("output_bytes")):
+        return "output_bytes"
+    fixed, blocked = get("fixed"), get("blocked")
+    if fixed is not None and (type(fixed) is not dict or (fixed and not fixed_ok(fixed, n))):  # {}: no call
+        return "fixed"
+    if blocked is not None and (type(blocked) is not list or (blocked and not blocked_ok(blocked, n))):
+        return "blocked"
+    if not queens_ok(get("queens")):
+        return "queens"
+    if not counters_ok(get("counters")):
+        return "counters"
+    if status != "solved" and get("verified") is True and not drawn_board_ok(get("queens"), n):
+        return "board"
+    return None
+
+
+def drawn_board_ok(queens: list[int] | None, n: int) -> bool:
+    """The queens of a verified record that is not a solved one (the HTML report draws any verified
+    record's board) are on the board; a solved one's are re-verified instead (``board_problem``)."""
+    return queens is None or (len(queens) == n and min(queens) >= 0 and max(queens) < n)
+
+
+def strings(value: Any) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+GRID_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "seed": whole,
+    "timeout": seconds,
+    "memory": natural,
+    "trials": natural,
+    "solvers": strings,
+    "boards": strings,
+}
+
+
+def grid_ok(value: Any) -> bool:
+    """The grid a resume is checked against (``grid_difference``): each field it reads, of its type."""
+    return value is None or (
+        type(value) is dict and all(check(value[key]) for key, check in GRID_CHECKS.items() if key in value)
+    )
+
+
+def packages_ok(value: Any) -> bool:
+    return value is None or (type(value) is dict and all(type(version) is str for version in value.values()))
+
+
+HEADER_FIELDS: tuple[tuple[str, Callable[[Any], bool], str], ...] = (
+    ("format_version", natural, "a whole number"),
+    ("cpu_count", natural, "a whole number or null"),
+    ("packages", packages_ok, "a map of package names to versions"),
+    ("grid", grid_ok, "a grid (seed, timeout, memory, trials: numbers; solvers, boards: lists of strings)"),
+    *((name, text, "a string or null") for name in ("created", "command", "python", "implementation", "platform")),
+    ("cpu", text, "a string or null"),
+)
+
+
+def header_problems(header: dict[str, Any]) -> list[str]:
+    """Drop each header field of the wrong type (the header's other fields stay), saying which."""
+    problems = []
+    for name, check, expected in HEADER_FIELDS:
+        if name in header and not check(header[name]):
+            del header[name]
+            problems.append(f"field {name!r} is not {expected}")
+    return problems
+
+
+def board_problem(record: Mapping[str, Any]) -> str | None:
+    """Why a record that claims a verified solution is wrong, or None (also when it keeps no queens).
+    The record has passed ``run_problem``: its fields have their types."""
+    queens = record.get("queens")
+    if record["status"] != "solved" or record.get("verified") is not True or queens is None:
+        return None
+    n, fixed, blocked = record["n"], record.get("fixed"), record.get("blocked")
+    fixed_items = tuple(fixed.items()) if fixed else ()
+    if not blocked:
+        blocked = ()
+    if n <= CACHED_UP_TO and len(queens) <= CACHED_UP_TO and len(fixed_items) + len(blocked) <= CACHED_UP_TO:
+        return cached_verdict(n, tuple(queens), fixed_items, tuple(map(tuple, blocked)) if blocked else ())
+    return verdict(n, queens, fixed_items, blocked)
+
+
+def verdict(
+    n: int, queens: Sequence[int], fixed: tuple[tuple[str, int], ...], blocked: Sequence[Sequence[int]]
+) -> str | None:
+    """The verifier's word on one board."""
+    return board_error(
+        n,
+        queens,
+        {int(column): row for column, row in fixed} if fixed else None,
+        frozenset((column, row) for column, row in blocked) if blocked else (),
+    )
+
+
+CACHED_UP_TO = 64  # boards this small (and their fixed and blocked squares) repeat in a comparison: n = 8 has 92
+# Verdicts kept by the board's content, never by what a record says of it (its instance id): a file of
+# 100,000 runs at n = 8 meets the same boards again and again. At most a few MB: every key is short.
+cached_verdict = functools.lru_cache(maxsize=1024)(verdict)
 
 
 class ResultsWriter:
@@ -251,7 +654,9 @@ class ResultsWriter:
         self.warnings: list[str] = []
         exists = path.exists() and path.stat().st_size > 0
         if exists and not resume:
-            raise BadInput(f"{str(path)!r} already exists: add --resume to continue it, or choose another --out")
+            raise BadInput(
+                f"{str(path)!r} already exists: add --resume (resume=True in Python) to continue it, or choose another --out (out=)"
+            )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file: IO[str] = path.open("a", encoding="utf-8")
@@ -262,7 +667,7 @@ class ResultsWriter:
         except OSError:
             self._file.close()
             raise BadInput(
-                f"{str(path)!r} is being written by another nqueens command; wait for it or choose another --out"
+                f"{str(path)!r} is being written by another nqueens command; wait for it or choose another --out (out=)"
             ) from None
         if exists:  # read under the lock, so what is skipped is what is there
             loaded = Loaded()
@@ -274,7 +679,7 @@ class ResultsWriter:
             difference = grid_difference(loaded.headers, self.done, grid)
             if difference:
                 self._file.close()
-                raise BadInput(f"{str(path)!r} holds another comparison ({difference}); choose another --out")
+                raise BadInput(f"{str(path)!r} holds another comparison ({difference}); choose another --out (out=)")
             if loaded.torn_tail is not None:
                 self._truncate(loaded.torn_tail)
         if exists and not ends_with_newline(path):

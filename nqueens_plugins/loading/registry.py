@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from importlib import metadata
 from typing import Any
 
 import cloudpickle
@@ -138,12 +139,41 @@ class Registry:
         if name in self.clashes:
             everyone = " and ".join(source.describe() for source in self.clashes[name])
             return f"solver {name!r} is claimed by {everyone}; refused for all of them: uninstall all but one"
-        close = difflib.get_close_matches(name, self.registrations, n=3, cutoff=0.5)
+        distribution = SHIPPED_APART.get(name)
+        if distribution is not None and not installed(distribution):
+            return (
+                f"unknown solver {name!r}: it comes with the {distribution} distribution, which is not installed "
+                f"(from the repository: pip install ./plugins/{distribution})"
+            )
+        by_lower = {known.lower(): known for known in self.registrations}
+        close = [by_lower[match] for match in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.5)]
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         failed = len(self.load_errors)
         broken = f" ({failed} plugin(s) failed to load: see 'nqueens plugins')" if failed else ""
         blocked = f" (blocked by NQUEENS_DISABLE_PLUGINS: {', '.join(self.blocked)})" if self.blocked else ""
         return f"unknown solver {name!r}{hint}{broken}{blocked}; 'nqueens plugins' lists every solver"
+
+
+# The solvers of the plugin distributions in this repository's plugins/ folder, by the distribution that
+# brings each: a user who names one without it installed is told what to install, not just "unknown".
+SHIPPED_APART = {
+    "ortools-cpsat": "nqueens-ortools",
+    "python-constraint": "nqueens-constraint",
+    "z3": "nqueens-z3",
+    "highs": "nqueens-highs",
+    "clingo": "nqueens-clingo",
+    "choco": "nqueens-choco",
+    "pysat": "nqueens-pysat",
+    "minizinc": "nqueens-minizinc",
+}
+
+
+def installed(distribution: str) -> bool:
+    try:
+        metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 class PluginRegister:

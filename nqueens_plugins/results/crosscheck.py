@@ -12,7 +12,6 @@ up is a disagreement too. Nothing passes on a solver's word.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.service import Executor, given_or_local
 from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
-from nqueens_plugins.formats.published import published_answer
+from nqueens_plugins.formats.published import published_answer, read_results
 
 
 @dataclass
@@ -325,32 +324,6 @@ def expected_key(problem: Problem) -> str:
 
 
 def read_expected(path: str) -> dict[str, bool]:
-    """Published answers: {instance file name (with @d): satisfiable}.
-
-    Reads the two CSPLib results files (plain or gzipped): lingeling's run on the
-    ASP Blocked n-Queens set (``N -1 ID SATISFIABLE|UNSATISFIABLE ...``) and the
-    shiftqueens run on the Excluded Diagonals set
-    (``N D 4 ID FILE:Solutions: S Nodes: ...``).
-    """
-    opener: Any = gzip.open if path.endswith(".gz") else open
-    answers: dict[str, bool] = {}
-    try:
-        with opener(path, "rt", encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                fields = line.split()
-                if not fields:
-                    continue
-                if len(fields) >= 4 and fields[3] in ("SATISFIABLE", "UNSATISFIABLE"):
-                    answers[f"blockedqueens.{fields[0]}.{fields[2]}.param"] = fields[3] == "SATISFIABLE"
-                elif len(fields) >= 6 and "Solutions:" in fields[4]:
-                    n, diagonals, minimum, identifier = fields[:4]
-                    answers[f"diag-{n}-{minimum}-{identifier}.param@{diagonals}"] = fields[5] != "0"
-                else:
-                    raise BadInput(f"{path}:{number}: not a line of the lingeling or shiftqueens results")
-    except FileNotFoundError:
-        raise BadInput(f"expected-answers file {path!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, EOFError) as exc:
-        raise BadInput(f"cannot read expected answers from {path!r}: {exc}") from None
-    if not answers:
-        raise BadInput(f"{path!r} holds no published answers")
-    return answers
+    """Published answers: {instance file name (with @d): satisfiable}, from CSPLib's lingeling or
+    shiftqueens results file (plain or gzipped); ``formats/published.read_results`` reads it, bounded."""
+    return read_results(path)

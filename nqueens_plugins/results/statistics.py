@@ -24,7 +24,10 @@ runs resampled within each variant), and a two-sided Mann-Whitney U test
 (``scipy.stats.mannwhitneyu``) on time-to-solve, with the unsolved runs of both
 tied above every solved one at the smaller of the two limits (a solved run above
 that limit is censored there too), so that ties and censoring are handled the
-way the test's tie correction expects.
+way the test's tie correction expects. The two ask different questions (is
+solving with restarts cheaper? do single runs tend to finish sooner?) and can
+disagree: the verdict is "faster" or "slower" where both say so, names the test
+where only one could be run, and is "unclear", saying what each found, otherwise.
 
 "Solved" above stands for whatever counts as a success (``Runs.succeeded``). The
 summaries count a run that *decided* its instance, as SAT and CP competitions
@@ -111,22 +114,54 @@ def ecdf(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     return times, np.arange(1, len(times) + 1) / max(len(runs), 1)
 
 
+NO_DIFFERENCE = "no significant difference"
+
+
 @dataclass(frozen=True)
 class BaselineComparison:
-    """One variant against the baseline on one board."""
+    """One variant against the baseline on one board, by two tests that ask different questions: the
+    ERT ratio's interval (is solving with restarts cheaper?) and Mann-Whitney U (do its runs tend to
+    decide sooner?). They can disagree; the verdict says which said what."""
 
     ert_ratio: float  # variant ERT / baseline ERT: below 1 is faster
     ratio_low: float | None  # bootstrap 95 % interval (None when a resample can have no success)
     ratio_high: float | None
     p_value: float | None  # Mann-Whitney U, two-sided
-    significant: bool
+    significant: bool  # Mann-Whitney: p below SIGNIFICANCE
+    ranks_faster: bool | None = None  # Mann-Whitney: the variant's runs rank below the baseline's (None: a tie)
+    neither_decided: bool = False  # no run of either decided: nothing to compare
+
+    def interval_says(self) -> str | None:
+        """What the ERT ratio's 95 % interval says: faster (wholly below 1), slower (above), or None without one."""
+        if self.ratio_low is None or self.ratio_high is None:
+            return None
+        if self.ratio_high < 1:
+            return "faster"
+        return "slower" if self.ratio_low > 1 else NO_DIFFERENCE
+
+    def ranks_say(self) -> str | None:
+        """What Mann-Whitney says at p < 0.05, in the direction the ranks lean; None with too few runs."""
+        if self.p_value is None:
+            return None
+        if not self.significant or self.ranks_faster is None:
+            return NO_DIFFERENCE
+        return "faster" if self.ranks_faster else "slower"
 
     def verdict(self) -> str:
-        if self.p_value is None:
+        """Faster, slower or no significant difference, naming the test it rests on; "unclear" when the
+        ERT interval and Mann-Whitney disagree, with what each said."""
+        interval, ranks = self.interval_says(), self.ranks_say()
+        if self.neither_decided:
+            return "neither decided any run"
+        if ranks is None:
             return "too few runs"
-        if not self.significant:
-            return "no significant difference"
-        return "faster" if self.ert_ratio < 1 else "slower"
+        if interval is None:  # one of the two never decided, or too few runs decided for an interval
+            return f"{ranks} (Mann-Whitney)"
+        if interval == ranks:
+            return f"{ranks} (both tests)"
+        ert_said = "includes 1" if interval == NO_DIFFERENCE else f"says {interval}"
+        ranks_said = "finds no difference" if ranks == NO_DIFFERENCE else f"says {ranks}"
+        return f"unclear: ERT interval {ert_said}, Mann-Whitney {ranks_said}"
 
 
 def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> BaselineComparison:
@@ -148,17 +183,21 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
         interval = percentile_interval((len(variant), len(baseline)), ratio_of, seed)
         if math.isfinite(interval[0]) and math.isfinite(interval[1]):
             low, high = interval
-    p_value = None
+    p_value, faster, neither = None, None, False
     if len(variant) >= 2 and len(baseline) >= 2:
         limits = [limit for limit in (variant.limit, baseline.limit) if limit is not None]
         common = min(limits) if limits else math.inf
         a = np.where(variant.succeeded & (variant.seconds <= common), variant.seconds, np.inf)
         b = np.where(baseline.succeeded & (baseline.seconds <= common), baseline.seconds, np.inf)
         if np.isinf(a).all() and np.isinf(b).all():
-            p_value = 1.0  # nobody solved: no difference to see
+            p_value, neither = 1.0, True  # nobody solved: no difference to see
         else:
-            p_value = float(stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic").pvalue)
-    return BaselineComparison(ratio, low, high, p_value, p_value is not None and p_value < SIGNIFICANCE)
+            test = stats.mannwhitneyu(a, b, alternative="two-sided", method="asymptotic")
+            p_value = float(test.pvalue)
+            middle = len(a) * len(b) / 2  # U of the variant's sample when neither leans
+            faster = None if test.statistic == middle else bool(test.statistic < middle)
+    significant = p_value is not None and p_value < SIGNIFICANCE
+    return BaselineComparison(ratio, low, high, p_value, significant, faster, neither)
 
 
 def ert_interval(runs: Runs, seed: int = 0) -> tuple[float, float] | None:

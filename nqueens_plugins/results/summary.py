@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.solver import matching_spec
 from nqueens_plugins.formats.published import published_answer
 from nqueens_plugins.formats.records import instance_label
 from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par, wilson_interval
@@ -49,7 +50,7 @@ class SummaryRow:
     success_low: float | None  # 95 % Wilson interval
     success_high: float | None
     time_limit: float | None  # seconds; unsolved runs are censored there
-    median_seconds: float | None  # None: the median run did not solve (more than the limit)
+    median_seconds: float | None  # None: the median run did not decide (undecided_end says how they ended)
     q25_seconds: float | None
     q75_seconds: float | None
     ert_seconds: float | None  # None: no run solved (infinite)
@@ -69,6 +70,10 @@ class SummaryRow:
     seed: int | None = None
     version: str | None = None
     refused: str | None = None  # why the solver refused the board before any run (then runs is 0)
+    # How the runs that did not decide ended, when all alike: "timed-out" (each ran to the limit, so a
+    # quantile on them is more than the limit), "gave-up" (each stopped on its own before it); else
+    # "mixed"; None when every run decided.
+    undecided_end: str | None = None
 
 
 def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
@@ -288,9 +293,19 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 cannot_decide=group.cannot_decide,
                 seed=seed,
                 version=version,
+                undecided_end=undecided_end(group, decided),
             )
         )
     return rows
+
+
+def undecided_end(group: Group, decided: int) -> str | None:
+    """How the runs that did not decide ended, if all alike: what a censored quantile can truly say of
+    them. "More than the limit" is true only of runs that ran to it; a run that gave up after 0.8 s did not."""
+    undecided = len(group.seconds) - decided
+    if undecided == 0:
+        return None
+    return next((status for status in ("timed-out", "gave-up") if group.statuses[status] == undecided), "mixed")
 
 
 def refused_row(solver: str, n: int, instance: str | None, group: Group, seed: Any, version: Any) -> SummaryRow:
@@ -349,8 +364,10 @@ class BaselineRow:
 def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[BaselineRow]:
     """Every other variant against ``baseline`` on each board both ran (``statistics.compare_to_baseline``)."""
     solvers = sorted({key[0] for key in groups})
-    if baseline not in solvers:
+    matched = matching_spec(baseline, solvers)  # by value: [t0=8,cooling=0.9] is [cooling=0.9,t0=8.0]
+    if matched is None:
         raise BadInput(f"baseline {baseline!r} is not in the file; it holds {', '.join(solvers)}")
+    baseline = matched
     base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline and group.seconds}
     rows = []
     for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):

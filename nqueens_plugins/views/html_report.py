@@ -12,6 +12,7 @@ statistics.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html import escape
 from typing import Any
@@ -26,11 +27,16 @@ LARGEST_BOARD_SHOWN = 24
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-size: 0.86em; margin: 0.6em 0; }
+.table-scroll { overflow-x: auto; max-width: 100%; margin: 0.6em 0; }
+table { border-collapse: collapse; font-size: 0.86em; }
 th, td { border-bottom: 1px solid #e4e4e4; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; } td.text, th.text { text-align: left; }
-dl.provenance dt { font-weight: 600; float: left; clear: left; width: 10em; }
-dl.provenance dd { margin-left: 11em; font-family: ui-monospace, monospace; font-size: 0.9em; overflow-wrap: anywhere; }
+th { background: #f4f4f4; white-space: normal; vertical-align: bottom; min-width: 3em; }
+td.text, th.text { text-align: left; } td.text { white-space: normal; } .whole { white-space: nowrap; }
+tr > :first-child { position: sticky; left: 0; background: #fff; } tr > th:first-child { background: #f4f4f4; }
+dl.provenance { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.2em 1.2em;
+  align-items: baseline; }
+dl.provenance dt { font-weight: 600; } dl.provenance dd { margin: 0; }
+dl.provenance code { font-size: 0.9em; overflow-wrap: anywhere; }
 .boards { display: flex; flex-wrap: wrap; gap: 1.2em; } figure { margin: 0; } figcaption { font-size: 0.85em; }
 .note { color: #8a5a00; } .definitions dt { font-weight: 600; } .figure svg { max-width: 100%; height: auto; }
 """
@@ -114,31 +120,66 @@ def provenance(header: Mapping[str, Any]) -> str:
         ("packages", ", ".join(f"{k} {v}" for k, v in (header.get("packages") or {}).items())),
         ("grid", json.dumps(header.get("grid"), sort_keys=True) if header.get("grid") else None),
     ]
-    items = "".join(f"<dt>{escape(label)}</dt><dd>{escape(str(value))}</dd>" for label, value in fields if value)
-    return f'<dl class="provenance">{items}</dl>'
+    items = "".join(
+        f"<dt>{escape(label)}</dt><dd><code>{escape(str(value))}</code></dd>" for label, value in fields if value
+    )
+    return f'<dl class="provenance">{items}</dl>'  # a grid: each label on its value's first line
+
+
+def scrolling(table: str, label: str) -> str:
+    """A table in a container of its own that scrolls sideways when the table is wider than the page.
+
+    A wide table (long solver names, every statistic) is never cut off and never widens the page: its
+    first column (the solver) stays in view while the rest scrolls. The container takes the keyboard
+    focus, so it scrolls without a mouse too."""
+    return (
+        f'<div class="table-scroll" style="overflow-x: auto" role="region" aria-label="{escape(label)}" '
+        f'tabindex="0">{table}</div>'
+    )  # the style inline as well, for a notebook, which shows these tables without the page's STYLE
+
+
+TEXT_COLUMNS = {"solver", "instance", "version", "other outcomes", "verdict"}  # left-aligned; the rest are figures
 
 
 def summary_table(rows: Sequence[SummaryRow]) -> str:
     columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
-    text = {"solver", "instance", "version", "other outcomes"}
-    head = "".join(f'<th class="{"text" if title in text else ""}">{escape(title)}</th>' for title, _ in columns)
+    cells = [[cell(row) for _, cell in columns] for row in rows]
+    return scrolling(table([title for title, _ in columns], cells), "summary table")
+
+
+def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
+    with_instances = any(row.instance for row in rows)
+    cells = [baseline_cells(row, with_instances) for row in rows]
+    return scrolling(table(baseline_headers(baseline, with_instances), cells), f"against {baseline}")
+
+
+def table(titles: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Text columns left-aligned and free to wrap (a long solver spec at its ``[`` and commas), figures right."""
+    text = [title in TEXT_COLUMNS for title in titles]
+    head = "".join(
+        f'<th class="{kind(is_text)}">{escape(title)}</th>' for is_text, title in zip(text, titles, strict=True)
+    )
     body = "".join(
         "<tr>"
-        + "".join(f'<td class="{"text" if title in text else ""}">{escape(cell(row))}</td>' for title, cell in columns)
+        + "".join(
+            f'<td class="{kind(is_text)}">{breakable(cell) if is_text else escape(cell)}</td>'
+            for is_text, cell in zip(text, row, strict=True)
+        )
         + "</tr>"
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
-    with_instances = any(row.instance for row in rows)
-    head = "".join(f"<th>{escape(title)}</th>" for title in baseline_headers(baseline, with_instances))
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in baseline_cells(row, with_instances)) + "</tr>"
-        for row in rows
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def kind(is_text: bool) -> str:
+    return "text" if is_text else "num"
+
+
+def breakable(text: str) -> str:
+    """Escaped, breaking only before ``[`` and after a comma (a solver spec's options, a list of outcomes)
+    or a colon: each piece is kept whole, so ``forward-checking`` or ``10 gave-up`` never splits."""
+    pieces = re.split(r"(?=\[)|(?<=[,:])", text)
+    return "<wbr>".join(f'<span class="whole">{escape(piece)}</span>' for piece in pieces if piece)
 
 
 DEFINITIONS = """<h2>Definitions</h2><dl class="definitions">
@@ -148,12 +189,14 @@ refutes it; published answers and the verifier's facts confirm it, or two differ
 agreeing); "cannot" for an incomplete solver on an instance with no solution. Solved and proved none
 count the two kinds of decision apart.</dd>
 <dt>median, quartiles</dt><dd>of time-to-decide (seconds of the solver call), each undecided run counted as
-infinitely long: a quantile that falls on an undecided run shows as "&gt; limit" (the run-time distribution
-of Hoos and St&uuml;tzle).</dd>
+infinitely long (the run-time distribution of Hoos and St&uuml;tzle): a quantile that falls on an undecided
+run shows as "&gt; limit" when every undecided run ran to the limit, "gave up" when each stopped on its own
+before it, "undecided" when they ended both ways.</dd>
 <dt>ERT</dt><dd>expected running time: the seconds (or iterations) of all runs, decided or not, divided by the
 number of decided runs; infinite when none decided (Auger and Hansen 2005; COCO, IOHanalyzer).</dd>
 <dt>PAR-10</dt><dd>penalised average runtime: the mean seconds with each undecided run counted as ten times the
 time limit (the SAT competitions); shown only for runs with a limit.</dd>
 <dt>against a baseline</dt><dd>the ratio of ERTs with a bootstrap 95 % interval (runs resampled within each
 variant) and a two-sided Mann-Whitney U test on time-to-solve, unsolved runs tied above every solved one at
-the smaller of the two limits.</dd></dl>"""
+the smaller of the two limits. The verdict names the test it comes from ("both tests" when they agree) and
+says "unclear" when the interval and the test disagree.</dd></dl>"""

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput, install_hint
+from nqueens_plugins.formats.output_files import write_whole
 from nqueens_plugins.results.statistics import ecdf, ert_interval
 from nqueens_plugins.results.summary import Group, GroupKey, natural_order, summary_rows
 
@@ -72,29 +73,36 @@ def check_output(output: Path) -> None:
 
 
 def plot_results(groups: Mapping[GroupKey, Group], output: Path) -> None:
-    """Write the figure for a results file to ``output`` (its extension picks the format)."""
+    """Write the figure for a results file to ``output`` (its extension picks the format), whole or not at all."""
     check_output(output)
+    buffer = io.BytesIO()
     plt = pyplot()
     figure = build_figure(groups, plt)
     try:
-        figure.savefig(output)
-    except OSError as exc:
-        raise BadInput(f"cannot write {str(output)!r}: {exc.strerror}") from None
+        figure.savefig(buffer, format=output.suffix.lower().lstrip("."))
     finally:
         plt.close(figure)
+    write_whole(output, buffer.getvalue())
 
 
 def svg_figure(groups: Mapping[GroupKey, Group]) -> str:
     """The same figure as an SVG document, for the HTML report."""
+    buffer = io.StringIO()
     plt = pyplot()
     figure = build_figure(groups, plt)
-    buffer = io.StringIO()
     try:
         figure.savefig(buffer, format="svg", metadata={"Date": None})  # the same file for the same runs
     finally:
         plt.close(figure)
     text = buffer.getvalue()
     return text[text.index("<svg") :]  # inline: no XML prolog or doctype
+
+
+def as_text(text: str) -> str:
+    """Text from a results file drawn as written: anyone may write those files, and matplotlib parses ``$...$``
+    as TeX (a solver named ``$\\frac{$`` raised, 300 nested ``\\sqrt{`` overflowed the stack). An escaped
+    dollar is a dollar; the axes' own tick labels keep their TeX (``10^{-2}``)."""
+    return text.replace("$", r"\$")
 
 
 def percent(fraction: float | None) -> float:
@@ -202,7 +210,7 @@ def variant_label(key: GroupKey) -> str:
         for part in (f"seed {seed}" if seed is not None else "", f"version {version}" if version is not None else "")
         if part
     )
-    return f"{solver} ({extra})" if extra else solver
+    return as_text(f"{solver} ({extra})" if extra else solver)
 
 
 def row_key(row: Any) -> GroupKey:
@@ -211,7 +219,7 @@ def row_key(row: Any) -> GroupKey:
 
 def short_label(instance: str) -> str:
     """The file's own name (with @d), without its folders or archive."""
-    return instance.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    return as_text(instance.rsplit(":", 1)[-1].rsplit("/", 1)[-1])
 
 
 def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
@@ -279,13 +287,16 @@ def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         if finite:
             ert_axis.plot([v for v, _ in finite], [max(c, 1e-6) for _, c in finite], marker="o", label=label)
     answered_axis.set(
-        xlabel=name,
+        xlabel=as_text(name),
         ylabel="decided (%): a verified board, or a confirmed no-solution",
         ylim=(-5, 105),
         title="runs that decided the instance, over the family",
     )
     ert_axis.set(
-        xlabel=name, yscale="log", ylabel="ERT to a decision (seconds)", title="expected running time, pooled per value"
+        xlabel=as_text(name),
+        yscale="log",
+        ylabel="ERT to a decision (seconds)",
+        title="expected running time, pooled per value",
     )
     for axis in (answered_axis, ert_axis):
         axis.grid(True, which="both", alpha=0.3)

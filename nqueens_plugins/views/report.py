@@ -10,16 +10,21 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
-import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich import box
+from rich.box import Box
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
+
+from nqueens_plugins.views.escaping import for_csv, for_markdown, for_terminal, strict_json
 
 if TYPE_CHECKING:  # types only: listing plugins need not import the service, the records or the statistics
     from nqueens_plugins.execution.judge import CountResult, Result
@@ -66,7 +71,7 @@ def result_summary(result: Result) -> str:
     if result.counters:
         figures += " · " + format_counters(result.counters)
     lines.append(f"{figures} · {result.seconds:.3f} s{preparation(result.prepare_seconds)}")
-    return "\n".join(lines)
+    return "\n".join(for_terminal(line) for line in lines)  # names and reasons from files and plugins
 
 
 PREPARATION_SHOWN_FROM = 1.0  # seconds: a shorter preparation is in the record only
@@ -117,7 +122,7 @@ def count_summary(result: CountResult, whole_count: str | None = None) -> str:
     if result.counters:
         figures += " · " + format_counters(result.counters)
     lines.append(f"{figures} · {result.seconds:.3f} s{preparation(result.prepare_seconds)}")
-    return "\n".join(lines)
+    return "\n".join(for_terminal(line) for line in lines)  # names and reasons from files and plugins
 
 
 def format_duration(seconds: float) -> str:
@@ -149,6 +154,153 @@ def pieces_counted_here(result: CountResult) -> int:
     counters = result.counters or {}
     counted = counters.get("parts_counted")
     return counted - int(counters.get("parts_resumed", 0)) if isinstance(counted, int) else 0
+
+
+# --- tables that fit the console they are printed on ----------------------------
+#
+# A table is drawn whole where the console has room for it (piped output always does: the CLI gives it
+# 1000 columns). In a narrower terminal it is split into parts, each repeating the columns that name
+# the row (solver, n, instance), so that every name stays whole on its row's line and every figure
+# is still shown: rich alone would squeeze or drop the name columns first.
+
+NO_WIDTH = 1_000_000  # columns: room to measure a table at its natural width
+WORDS_WIDTH = 12  # the least a column of words (a reason, a verdict) is given in a split table: it wraps
+
+
+@dataclass(frozen=True)
+class Column:
+    """How a column of a table that fits its console is drawn, and how it gives way in a narrow one."""
+
+    header: str
+    justify: JustifyMethod = "right"
+    label: bool = False  # it names the row (solver, n, instance): in every part, never folded or cut
+    words: bool = False  # words that may wrap (a reason, a verdict); figures never wrap
+    rank: int = 0  # which part it goes to when the table is split: the lowest ranks first
+
+
+class Fitted:
+    """``whole`` where the console has room for its natural width, else what ``narrow(width)`` draws."""
+
+    def __init__(self, whole: Table, narrow: Callable[[int], list[RenderableType]]) -> None:
+        self.whole = whole
+        self.narrow = narrow
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if natural_width(console, options, self.whole) <= options.max_width:
+            yield self.whole
+        else:
+            yield from self.narrow(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.whole)
+
+
+def natural_width(console: Console, options: ConsoleOptions, table: Table) -> int:
+    """The width ``table`` takes when nothing constrains it."""
+    return Measurement.get(console, options.update(width=NO_WIDTH), table).maximum
+
+
+def fitted_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], whole: Table) -> Fitted:
+    """``whole``, or where it does not fit, the same cells split into parts (``split_table``)."""
+    return Fitted(whole, lambda width: list(split_table(title, columns, rows, width, whole.box)))
+
+
+def text_width(cell: Text | str) -> int:
+    return max((cell_len(line) for line in str(cell).split("\n")), default=0)
+
+
+def longest_word(cell: Text | str) -> int:
+    return max((cell_len(word) for word in str(cell).split()), default=0)
+
+
+def table_width(widths: Iterable[int]) -> int:
+    """A table's width from its columns' content widths: one space of padding each side, one
+    character between columns and at each edge (how rich draws a boxed table)."""
+    widths = list(widths)
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def stack_labels(columns: Sequence[Column], rows: Sequence[Sequence[Text]]) -> tuple[list[Column], list[list[Text]]]:
+    """The label columns other than the narrowest one stacked in one column, a name on each line:
+    for a terminal too narrow for a solver name and an instance name side by side."""
+    labels = [i for i, column in enumerate(columns) if column.label]
+    widths = {i: max(text_width(row[i]) for row in rows) for i in labels}
+    short = [i for i in labels if widths[i] <= 4]  # n, seed: a few characters, kept apart
+    stacked = [i for i in labels if i not in short]
+    if len(stacked) < 2:
+        return list(columns), [list(row) for row in rows]
+    first = stacked[0]
+    merged = Column(" / ".join(columns[i].header for i in stacked), "left", label=True)
+    kept = [i for i in range(len(columns)) if i not in stacked[1:]]
+    new_columns = [merged if i == first else columns[i] for i in kept]
+    new_rows = [[Text("\n").join(row[j] for j in stacked) if i == first else row[i] for i in kept] for row in rows]
+    return new_columns, new_rows
+
+
+def split_table(
+    title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], width: int, frame: Box | None
+) -> Iterable[Table]:
+    """The table in parts that each fit ``width``. Every part has the label columns, whole; the other
+    columns go, lowest rank first, to the first part with room for them (first fit), and keep their
+    order within a part. A column of words takes what room its part has left, and wraps there."""
+    label_width = table_width(content_width(c.header, rows, i) for i, c in enumerate(columns) if c.label)
+    if rows and label_width + 3 + WORDS_WIDTH > width:  # no room beside the names for a figure
+        columns, rows = stack_labels(columns, rows)
+    natural = [content_width(column.header, rows, i) for i, column in enumerate(columns)]
+    least = [least_width(column, natural[i], rows, i) for i, column in enumerate(columns)]
+    labels = [i for i, column in enumerate(columns) if column.label]
+    room = width - table_width(least[i] for i in labels)  # for the figures of each part, 3 columns' frame each
+    widest_figure = max((least[i] + 3 for i in range(len(columns)) if i not in labels), default=0)
+    if labels and room < widest_figure:  # narrower than a name and a figure (below 80 columns): the name folds
+        widest = max(labels, key=lambda i: least[i])
+        cut = min(widest_figure - room, least[widest] - 1)
+        least[widest] -= cut
+        room += cut
+    parts: list[list[int]] = []
+    for i in sorted((i for i, column in enumerate(columns) if not column.label), key=lambda i: columns[i].rank):
+        part = next((p for p in parts if sum(least[j] + 3 for j in p) + least[i] + 3 <= room), None)
+        if part is None:
+            part = []
+            parts.append(part)
+        part.append(i)
+    for number, part in enumerate(parts, 1):
+        widths = {i: least[i] for i in labels + part}
+        if len(part) == 1 and least[part[0]] + 3 > room:  # alone and still too wide: it folds
+            widths[part[0]] = max(1, room - 3)
+        spare = room - sum(widths[i] + 3 for i in part)
+        for i in part:
+            if columns[i].words and spare > 0:
+                grown = min(natural[i], widths[i] + spare)
+                spare -= grown - widths[i]
+                widths[i] = grown
+        heading = title
+        if len(parts) > 1:
+            heading += (
+                f" ({number} of {len(parts)}, split to fit {width} columns)"
+                if number == 1
+                else f" ({number} of {len(parts)})"
+            )
+        table = Table(title=heading, title_justify="left", box=frame)
+        shown = sorted(widths)
+        for i in shown:
+            table.add_column(columns[i].header, justify=columns[i].justify, width=widths[i], overflow="fold")
+        for row in rows:
+            table.add_row(*(row[i] for i in shown))
+        yield table
+
+
+def content_width(header: str, rows: Sequence[Sequence[Text]], index: int) -> int:
+    return max([text_width(header)] + [text_width(row[index]) for row in rows])
+
+
+def least_width(column: Column, natural: int, rows: Sequence[Sequence[Text]], index: int) -> int:
+    """The narrowest a column is drawn in a split table: a label or a figure keeps every cell on one line
+    (a figure's header may wrap between words); words wrap, in ``WORDS_WIDTH`` columns or more."""
+    if column.label:
+        return natural
+    if column.words:
+        return min(natural, max([WORDS_WIDTH] + [longest_word(row[index]) for row in rows]))
+    return max([longest_word(column.header)] + [text_width(row[index]) for row in rows])
 
 
 # --- plugins -------------------------------------------------------------------
@@ -200,7 +352,14 @@ def safe_engine(solver: Any) -> str | None:
     return engine if isinstance(engine, str) else None
 
 
-def plugins_table(registry: Registry) -> Table:
+def plugins_table(registry: Registry) -> Fitted:
+    """The listing: a row per solver where the terminal has room for every column, else a card per solver
+    (its name whole beside what it is, its summary and its options, wrapped to the terminal)."""
+    whole = plugins_whole(registry)
+    return Fitted(whole, lambda width: [plugin_cards(registry, width)])
+
+
+def plugins_whole(registry: Registry) -> Table:
     table = Table(title="nqueens solvers", title_justify="left", box=box.SIMPLE_HEAD, show_lines=False)
     table.add_column("solver", ratio=3, overflow="fold")
     table.add_column("family", no_wrap=True)
@@ -217,6 +376,23 @@ def plugins_table(registry: Registry) -> Table:
         table.add_row(
             name, Text(solver.family or "-"), complete, Text(safe_engine(solver) or "-"), Text(options), Text(origin)
         )
+    return table
+
+
+def plugin_cards(registry: Registry, width: int) -> Table:
+    names = [registration.solver.name for registration in registry]
+    name_width = max([len("solver")] + [cell_len(name) for name in names])
+    table = Table(title="nqueens solvers", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("solver", width=name_width, overflow="fold")
+    table.add_column("what it is", width=max(1, width - table_width([name_width, 0])), overflow="fold")
+    for registration in registry:
+        solver, source = registration.solver, registration.source
+        origin = f"{source.distribution} {source.version}" if source.distribution else source.plugin
+        facts = [solver.family or "-", "complete" if solver.complete else "incomplete", safe_engine(solver) or "-"]
+        options = ", ".join(f"{o.name}={format_default(o.default)}" for o in solver.options) or "none"
+        about = Text(" · ".join(facts) + f" · from {origin}\n")
+        about += Text(solver.summary + "\n", style="dim") + Text(f"options: {options}")
+        table.add_row(Text(solver.name, style="bold"), about)
     return table
 
 
@@ -253,7 +429,7 @@ def baseline_cells(row: BaselineRow, with_instances: bool) -> list[str]:
 
 def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
     if fmt == "json":
-        return json.dumps({"baseline": baseline, "rows": [asdict(row) for row in rows]}, indent=2)
+        return strict_json({"baseline": baseline, "rows": [asdict(row) for row in rows]}, indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -262,30 +438,42 @@ def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
         names = [field.name for field in dataclasses.fields(BaselineRow)]
         writer.writerow(["baseline", *names])
         for row in rows:
-            writer.writerow([baseline, *(getattr(row, name) for name in names)])
+            writer.writerow([for_csv(baseline), *(for_csv(getattr(row, name)) for name in names)])
         return buffer.getvalue().rstrip("\n")
 
     with_instances = any(row.instance for row in rows)
     headers = baseline_headers(baseline, with_instances)
     lines = [baseline_cells(row, with_instances) for row in rows]
     if fmt == "markdown":
-        text = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
-        return "\n".join(text + ["| " + " | ".join(cells) + " |" for cells in lines])
-    table = Table(title=f"against {baseline}", title_justify="left", box=box.SIMPLE_HEAD)
+        text = ["| " + " | ".join(map(for_markdown, headers)) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+        return "\n".join(text + ["| " + " | ".join(map(for_markdown, cells)) + " |" for cells in lines])
+    title = f"against {for_terminal(baseline)}"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    columns = []
     for header in headers:
-        table.add_column(
-            header, justify="left" if header in ("solver", "instance", "verdict") else "right", overflow="fold"
-        )
-    for cells in lines:
-        table.add_row(*(Text(cell) for cell in cells))
-    return table
+        justify: JustifyMethod = "left" if header in ("solver", "instance", "verdict") else "right"
+        table.add_column(header, justify=justify, overflow="fold")
+        label = header in LABEL_HEADERS
+        rank = BASELINE_SPLIT_ORDER.index(header) if header in BASELINE_SPLIT_ORDER else -1  # the ratio first
+        columns.append(Column(header, justify, label=label, words=header == "verdict", rank=rank))
+    texts = [[Text(for_terminal(cell)) for cell in cells] for cells in lines]
+    for cells in texts:
+        table.add_row(*cells)
+    return fitted_table(title, columns, texts, table)
 
 
-def seconds_cell(value: float | None, limit: float | None) -> str:
-    """A time, or what a censored one is known to be: more than the limit."""
+LABEL_HEADERS = ("solver", "n", "instance", "seed", "version")  # what names a row: never split off or cut
+BASELINE_SPLIT_ORDER = ("verdict", "p (Mann-Whitney)", "runs")  # after the ratio, in a table split to fit one
+
+
+def seconds_cell(value: float | None, row: SummaryRow) -> str:
+    """A time, or what is known of a quantile that falls on runs that did not decide: more than the limit
+    only when each of them ran to it; "gave up" when each stopped on its own before it; else "undecided"."""
     if value is not None:
         return f"{value:.4f}"
-    return f"> {limit:g}" if limit is not None else "unsolved"
+    if row.undecided_end == "timed-out" and row.time_limit is not None:
+        return f"> {row.time_limit:g}"
+    return "gave up" if row.undecided_end == "gave-up" else "undecided"
 
 
 def number(value: float | None, missing: str = "-") -> str:
@@ -313,7 +501,8 @@ def unless_undecidable(cell: Callable[[SummaryRow], str]) -> Callable[[SummaryRo
 
 
 def quartiles_cell(row: SummaryRow) -> str:
-    return f"{seconds_cell(row.q25_seconds, row.time_limit)} - {seconds_cell(row.q75_seconds, row.time_limit)}"
+    low, high = seconds_cell(row.q25_seconds, row), seconds_cell(row.q75_seconds, row)
+    return low if low == high and row.q25_seconds is None else f"{low} - {high}"  # "gave up", not twice
 
 
 def other_outcomes(row: SummaryRow) -> str:
@@ -342,7 +531,7 @@ SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
     ("decided (95% CI)", success_cell),
     ("solved", lambda row: str(row.solved)),
     ("proved none", lambda row: str(row.proved)),
-    ("median s", unless_undecidable(lambda row: seconds_cell(row.median_seconds, row.time_limit))),
+    ("median s", unless_undecidable(lambda row: seconds_cell(row.median_seconds, row))),
     ("quartiles s", unless_undecidable(quartiles_cell)),
     ("ERT s", unless_undecidable(lambda row: "inf" if row.ert_seconds is None else f"{row.ert_seconds:.4f}")),
     ("ERT iterations", unless_undecidable(lambda row: number(row.ert_iterations, "inf"))),
@@ -368,7 +557,7 @@ def row_label_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[S
 def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     """A rich Table for ``table``; a string for ``markdown``, ``csv`` and ``json``."""
     if fmt == "json":
-        return json.dumps([asdict(row) for row in rows], indent=2)
+        return strict_json([asdict(row) for row in rows], indent=2)
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -377,36 +566,66 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
         names = [field.name for field in dataclasses.fields(SummaryRow)]
         writer.writerow(names)
         for row in rows:
-            writer.writerow([getattr(row, name) for name in names])
+            writer.writerow([for_csv(getattr(row, name)) for name in names])
         return buffer.getvalue().rstrip("\n")
     columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
     if fmt == "markdown":
         lines = ["| " + " | ".join(title for title, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-        lines += ["| " + " | ".join(cell(row) for _, cell in columns) + " |" for row in rows]
+        lines += ["| " + " | ".join(for_markdown(cell(row)) for _, cell in columns) + " |" for row in rows]
         return "\n".join(lines)
     table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
+    specs = []
     for title, _ in columns:
         left = title in ("solver", "instance", "version", "other outcomes")
         table.add_column(title, justify="left" if left else "right", overflow="fold", no_wrap=not left)
-    for row in rows:
-        table.add_row(*(Text(cell(row)) for _, cell in columns))
-    return table
-
-
-def crosscheck_table(checks: Sequence[Check]) -> Table:
-    table = Table(title="cross-check", title_justify="left")
-    for header in ("n", "solver", "task", "answer", "expected", "agrees"):
-        table.add_column(header, overflow="fold")
-    for check in checks:
-        table.add_row(
-            str(check.n),
-            Text(check.solver),
-            check.task,
-            check.answer,
-            check.expected,
-            agreement_cell(check),
+        rank = SUMMARY_SPLIT_ORDER.index(title) if title in SUMMARY_SPLIT_ORDER else len(SUMMARY_SPLIT_ORDER)
+        specs.append(
+            Column(title, "left" if left else "right", title in LABEL_HEADERS, title == "other outcomes", rank)
         )
-    return table
+    texts = [[Text(for_terminal(cell(row))) for _, cell in columns] for row in rows]
+    for cells in texts:
+        table.add_row(*cells)
+    return fitted_table("comparison", specs, texts, table)
+
+
+# The order in which a comparison's figures fill the parts of a table split to fit a narrow terminal:
+# whether and how fast each variant decided first, the detail after.
+SUMMARY_SPLIT_ORDER = (
+    "decided (95% CI)",
+    "median s",
+    "ERT s",
+    "other outcomes",
+    "known",
+    "runs",
+    "solved",
+    "proved none",
+    "quartiles s",
+    "ERT iterations",
+    "PAR-10 s",
+    "moves",
+)
+
+
+def crosscheck_table(checks: Sequence[Check]) -> Fitted:
+    headers = ("n", "solver", "task", "answer", "expected", "agrees")
+    table = Table(title="cross-check", title_justify="left")
+    for header in headers:
+        table.add_column(header, overflow="fold")
+    rows = [
+        [
+            Text(str(check.n)),
+            Text(for_terminal(check.solver)),
+            Text(check.task),
+            Text(check.answer),
+            Text(check.expected),
+        ]
+        + [agreement_cell(check)]
+        for check in checks
+    ]
+    for cells in rows:
+        table.add_row(*cells)
+    columns = [Column(header, "left", header in LABEL_HEADERS, rank=i) for i, header in enumerate(headers)]
+    return fitted_table("cross-check", columns, rows, table)
 
 
 def crosscheck_verdict(checks: int, disagreements: int, inconclusive: int) -> str:
@@ -484,4 +703,4 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
         lines.append(f"  {check.instance}: {check.verdict} ({check.detail}{published})")
     if len(worth_a_look) > listed:
         lines.append(f"  ... and {len(worth_a_look) - listed:,} more (--json lists every instance)")
-    return "\n".join(lines)
+    return "\n".join(for_terminal(line) for line in lines)  # names and reasons from files and plugins

@@ -15,22 +15,22 @@ spares numba its negative-index checks. Measured on the same pieces
 (``benchmarks/counting.py``), this is the fastest of the depth-first and
 level-by-level forms tried.
 
-Compiled once per machine and cached on disk (``cache=True``).
+Compiled once per machine and cached on disk, in the user's cache folder (``kernel_cache``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from nqueens_plugins.builtin.engines import symmetry_count
+from nqueens_plugins.builtin.engines.kernel_cache import compiled
 
 CAPACITY = 1024  # nodes per level expanded at a time: the arrays fit the L2 cache at n = 28
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def count_levels(
     levels: int,
     allowed: np.ndarray,
@@ -127,7 +127,7 @@ def count_levels(
     return int(found)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def new_scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The working arrays of ``count_levels`` for up to n levels (left unset: only what is written is read)."""
     slots = (n + 1) * CAPACITY
@@ -141,7 +141,7 @@ def new_scratch(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _count_few(n: int, allowed: np.ndarray, rows: int, diagonals: int, anti: int, column: int) -> int:
     """Completions from ``column`` when fewer than three columns are left: plain depth first."""
     if column >= n:
@@ -170,7 +170,7 @@ def _count_few(n: int, allowed: np.ndarray, rows: int, diagonals: int, anti: int
     return total
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _count_tasks(n: int, allowed: np.ndarray, table: np.ndarray) -> int:
     """Sum of weight x completions over the rows (rows, diagonals, anti, column, weight) of ``table``."""
     scratch = new_scratch(n)
@@ -213,7 +213,7 @@ def count(n: int, allowed: Sequence[int] | np.ndarray, rows: int, diagonals: int
 
 # --- one count per class of the eight symmetries (symmetry_count.py) -----------
 
-_count_subtrees = numba.njit(cache=True, nogil=True)(symmetry_count.count_subtrees)
+_count_subtrees = compiled(symmetry_count.count_subtrees)
 
 
 def count_classes(n: int, trees: Sequence[symmetry_count.Subtree]) -> tuple[int, int, int]:

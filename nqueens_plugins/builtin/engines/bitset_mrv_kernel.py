@@ -207,7 +207,9 @@ def advance(
 
 
 if njit is not None:
-    COMPILED: Any = njit(cache=True, nogil=True)(advance)
+    from nqueens_plugins.builtin.engines.kernel_cache import compiled
+
+    COMPILED: Any = compiled(advance)
 else:
     COMPILED = None
 

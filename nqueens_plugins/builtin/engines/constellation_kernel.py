@@ -7,23 +7,23 @@ source), with the masked level-by-level search of ``bitboard_kernel``
 
 Constellations that a rotation fixes (a few in a hundred) have each completion
 checked against the rotations, by a plain depth-first search that keeps the
-board. Compiled once per machine and cached on disk (``cache=True``).
+board. Compiled once per machine and cached on disk (``kernel_cache``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from nqueens_plugins.builtin.engines import bitboard_kernel, constellations
+from nqueens_plugins.builtin.engines.kernel_cache import compiled
 
-_fill_lines = numba.njit(cache=True, nogil=True)(constellations.fill_lines)
-_rotations_fixing = numba.njit(cache=True, nogil=True)(constellations.rotations_fixing)
+_fill_lines = compiled(constellations.fill_lines)
+_rotations_fixing = compiled(constellations.rotations_fixing)
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _count_by_rotations(
     n: int, i: int, j: int, k: int, l: int, levels: int, lines: np.ndarray, allowed: np.ndarray
 ) -> tuple[int, int, int]:
@@ -76,7 +76,7 @@ def _count_by_rotations(
     return counted[1], counted[2], counted[4]
 
 
-@numba.njit(cache=True, nogil=True)
+@compiled
 def _count_table(n: int, table: np.ndarray) -> tuple[int, int, int]:
     """(c2, c4, c8) over the rows (i, j, k, l, |H|) of ``table``."""
     lines = np.zeros(n, dtype=np.int64)

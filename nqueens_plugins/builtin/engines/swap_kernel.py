@@ -197,7 +197,8 @@ def final_search(queens: Any, diagonals: Any, anti: Any, n: int, collisions: int
 
 
 if njit is not None:
-    _compile = njit(cache=True, nogil=True)
+    from nqueens_plugins.builtin.engines.kernel_cache import compiled as _compile
+
     COMPILED: dict[str, Any] | None = {
         "seed_generator": _compile(seed_generator),
         "initial_search": _compile(initial_search),

@@ -181,7 +181,7 @@ def test_export_is_what_choco_solves() -> None:
 def test_exported_data_runs_in_minizinc(tmp_path: Path) -> None:
     binary = shutil.which("minizinc")
     if binary is None:
-        pytest.skip("no minizinc binary on PATH")
+        pytest.skip("no minizinc binary on PATH (apt-get install minizinc; .ci/run does)")
     from nqueens_choco.choco import MODEL_FILE, Choco
 
     for problem, satisfiable in ((Problem(8, {0: 2, 3: 1}), True), (Problem(10, blocked=EXCLUDED_7), False)):
