@@ -30,7 +30,7 @@ CaDiCaL's rephasing and reduction schedules, and on plain n = 100 slices of
 CaDiCaL runs in a forked child process, one call exactly as raw python-sat
 makes it, and the parent waits for its answer until the budget's time is up,
 then kills it: a timed-out run returns on time, with only the CNF's size among
-its counters (the search's statistics die with the child). Lingeling, Kissat and
+its counters, once the child has built it (the search's statistics die with the child). Lingeling, Kissat and
 CaDiCaL 1.0.3 are left out: python-sat offers no limited solve for them. The
 budget's iteration cap becomes a cap on conflicts (``conf_budget``). An
 interrupted or capped call answers ``None``, reported as TIMED_OUT; only UNSAT is
@@ -207,11 +207,12 @@ def statistics_of(sat: Any) -> dict[str, int]:
 
 
 def counters_of(statistics: Mapping[str, int], size: Size) -> dict[str, int]:
-    """The search's statistics (absent when the search was killed before reporting any) and the CNF's size."""
-    return {name: int(statistics[name]) for name in STATISTICS if name in statistics} | {
-        "variables": size.variables,
-        "clauses": size.clauses,
-    }
+    """The search's statistics (absent when the search was killed before reporting any) and the CNF's size
+    (absent when a child was killed before it had built the CNF: no size is known, and 0 would be false)."""
+    searched = {name: int(statistics[name]) for name in STATISTICS if name in statistics}
+    if size.variables == 0:
+        return searched
+    return searched | {"variables": size.variables, "clauses": size.clauses}
 
 
 def child_main(connection: Any, problem: Problem, options: Mapping[str, Any], cap: int | None, tally: Any) -> None:
