@@ -28,7 +28,7 @@ from typing import Any
 from common import CSPLIB, cpu_timed, finish, header, machine, report, report_overhead, solve
 
 from nqueens_plugins import Budget, Problem
-from nqueens_plugins.execution.calls import derive_seed
+from nqueens_plugins.core.limits import DEFAULT_LIMITS
 from nqueens_plugins.formats.instances import load_one, shipped_instance
 
 REPEATS = 5  # runs of each, after one to warm up; 4x as many for instances raw clingo decides within 0.1 s
@@ -39,7 +39,7 @@ COMPETITION = ("blockedqueens.56.1860530797.param", "blockedqueens.56.1860436781
 
 def host_seed(problem: Problem) -> int:
     """The --seed the adapter gives clasp for seed 0, trial 0 (it draws one number from the host's rng)."""
-    return random.Random(derive_seed(0, "clingo", problem, 0)).randrange(2**31)
+    return random.Random(DEFAULT_LIMITS.seed_for("clingo", problem, 0)).randrange(2**31)
 
 
 def raw(problem: Problem) -> tuple[str, int]:
@@ -61,7 +61,7 @@ def plugin(problem: Problem) -> tuple[str, int]:
     """The adapter's own call, as the worker makes it (the host's rng, a budget, every option)."""
     from nqueens_clingo.asp import Clingo
 
-    rng = random.Random(derive_seed(0, "clingo", problem, 0))
+    rng = random.Random(DEFAULT_LIMITS.seed_for("clingo", problem, 0))
     outcome = Clingo().solve(problem, rng, Budget(120.0), OPTIONS)
     return str(outcome.status), outcome.iterations
 

@@ -24,7 +24,7 @@ from typing import Any
 from common import CSPLIB, finish, header, interleaved_medians, machine, report, report_overhead, solve, timed
 
 from nqueens_plugins import Problem
-from nqueens_plugins.execution.calls import derive_seed
+from nqueens_plugins.core.limits import DEFAULT_LIMITS
 from nqueens_plugins.formats.instances import load_one, shipped_instance
 
 REPEATS = 7
@@ -33,7 +33,7 @@ Run = tuple[list[int], tuple[int, int]]  # the board, (nodes, simplex iterations
 
 def host_seed(problem: Problem) -> int:
     """The random_seed the adapter gives HiGHS for seed 0, trial 0 (one number from the host's rng)."""
-    return random.Random(derive_seed(0, "highs", problem, 0)).randrange(2**31)
+    return random.Random(DEFAULT_LIMITS.seed_for("highs", problem, 0)).randrange(2**31)
 
 
 def finish_raw(highs: Any, problem: Problem) -> Run:

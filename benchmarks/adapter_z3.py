@@ -22,7 +22,7 @@ from typing import Any
 from common import finish, header, interleaved_medians, machine, report, report_overhead, solve, timed
 
 from nqueens_plugins import Problem
-from nqueens_plugins.execution.calls import derive_seed
+from nqueens_plugins.core.limits import DEFAULT_LIMITS
 from nqueens_plugins.formats.instances import load_one, shipped_instance
 
 REPEATS = 5
@@ -30,7 +30,7 @@ REPEATS = 5
 
 def host_seed(problem: Problem) -> int:
     """The random_seed the adapter gives Z3 for seed 0, trial 0 (it draws one number from the host's rng)."""
-    return random.Random(derive_seed(0, "z3", problem, 0)).randrange(2**31)
+    return random.Random(DEFAULT_LIMITS.seed_for("z3", problem, 0)).randrange(2**31)
 
 
 def raw_text(problem: Problem) -> tuple[list[int], int]:

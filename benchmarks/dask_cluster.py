@@ -17,6 +17,7 @@ from pathlib import Path
 
 from common import finish, header, report, timed
 
+from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.execution.service import LocalExecutor
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
@@ -48,9 +49,13 @@ def main() -> None:
     variants = host.registry().variants("min-conflicts")
     try:
         header("1 000 runs of min-conflicts n = 8: 2 local workers against a LocalCluster of 2")
-        grid = Grid(variants, [8], trials=1000, seed=0, timeout=10)
+        grid = Grid(variants, [make_problem(8)], trials=1000, limits=Limits(timeout=10, seed=0))
         with tempfile.TemporaryDirectory() as folder, LocalExecutor(2) as local, DaskExecutor(client=client) as dask:
-            drain(Grid(variants, [8], trials=20, seed=1, timeout=10), dask, Path(folder) / "warm.jsonl")
+            drain(
+                Grid(variants, [make_problem(8)], trials=20, limits=Limits(timeout=10, seed=1)),
+                dask,
+                Path(folder) / "warm.jsonl",
+            )
             local_seconds, _ = timed(lambda: drain(grid, local, Path(folder) / "local.jsonl"))
             dask_seconds, _ = timed(lambda: drain(grid, dask, Path(folder) / "dask.jsonl"))
             report("local, 2 worker processes (reference)", local_seconds, None)
@@ -59,7 +64,7 @@ def main() -> None:
 
             header("the client's memory over a 10 000-run grid on the cluster")
             before = peak_mib()
-            big = Grid(variants, [8], trials=10_000, seed=2, timeout=10)
+            big = Grid(variants, [make_problem(8)], trials=10_000, limits=Limits(timeout=10, seed=2))
             seconds, runs = timed(lambda: drain(big, dask, Path(folder) / "big.jsonl"))
             report(f"{runs:,} runs recorded", seconds, None)
             report(

@@ -133,15 +133,12 @@ def run_all(specs: Sequence[str], problems: Sequence[Problem], limit: float, out
     import nqueens_plugins as nq
 
     for done, record in enumerate(
-        nq.compare(
+        nq.compare_stream(
             list(specs),
-            instances=list(problems),
-            timeout=limit,
-            jobs=1,  # one run at a time: the families are timed alike
-            out=str(out),
-            resume=out.exists(),
-            stream_records=True,
-            executor=executor,
+            list(problems),
+            limits=nq.Limits(timeout=limit),
+            out=nq.ResultsFile(out, resume=out.exists()),
+            executor=executor,  # one run at a time: the families are timed alike
             notify=lambda line: print(f"  {line}", flush=True),
         ),
         start=1,

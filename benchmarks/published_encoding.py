@@ -52,7 +52,11 @@ def main() -> None:
     for name in names:
         cells = {}
         for amo in ENCODINGS:
-            result = nq.solve(f"pysat[solver=lingeling,amo={amo}]", instance=str(ASP / name), timeout=arguments.limit)
+            result = nq.solve(
+                f"pysat[solver=lingeling,amo={amo}]",
+                instance=str(ASP / name),
+                limits=nq.Limits(timeout=arguments.limit),
+            )
             decided = result.status in (nq.Status.SOLVED, nq.Status.NO_SOLUTION)
             if decided and (result.status is nq.Status.SOLVED) != published[name][0]:
                 report(f"{name} [{amo}]: answer against the published one", 1, 0, "")

@@ -43,7 +43,7 @@ for spec, n, extra, repeats in work:
     nq.solve(spec, 6, isolate=False)
     start = time.perf_counter()
     for seed in range(repeats):
-        result = nq.solve(spec, n, isolate=False, seed=seed, **extra)
+        result = nq.solve(spec, n, isolate=False, limits=nq.Limits(seed=seed), **extra)
     print(spec, time.perf_counter() - start, result.status)
 """
 
@@ -58,7 +58,7 @@ def traced_ratio(spec: str, runs: int = 60) -> tuple[float, float]:
     for seed in range(runs):
         for flag, bucket in ((False, plain), (True, traced)):
             start = time.perf_counter()
-            nq.solve(spec, n, seed=seed, isolate=False, trace=flag)
+            nq.solve(spec, n, limits=nq.Limits(seed=seed), isolate=False, trace=flag)
             bucket.append(time.perf_counter() - start)
     return statistics.median(plain), statistics.median(traced)
 

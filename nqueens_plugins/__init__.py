@@ -4,7 +4,7 @@ The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api`
 
     import nqueens_plugins as nq
 
-    result = nq.solve("min-conflicts", 64, seed=1, init="greedy")
+    result = nq.solve("min-conflicts", 64, limits=nq.Limits(seed=1, timeout=10), init="greedy")
     result.status, result.verified, result.queens[:5], result.iterations, result.moves
 
     nq.count("bitboard", 10).solutions          # 724, checked against OEIS A000170
@@ -17,8 +17,12 @@ The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api`
 What this module exports is the whole promise to plugin authors and API users:
 the hook marker and the solver contract (``hookimpl``, ``SolverRegister``,
 ``Solver``, ``Option``, ``Problem``, ``Budget``, ``Outcome``, ``Count``,
-``Status``, ``Trace``), the two errors, and the API functions. Anything else
-lives in subpackages and may change; the contract kit is ``nqueens_plugins.testing``.
+``Status``, ``Trace``), the two errors, the adapter kit for plugins that wrap a
+library (``Adapter``, ``Requirement``, ``SizeLimit``), the helpers a plugin's
+own tests use (``board_error``, the verifier's check of a board; ``published_answer``,
+a CSPLib instance's published answer; ``problem_of`` loads an instance file), and the
+API functions with what they take (``Limits``, ``ResultsFile``). Anything else lives in subpackages and may change; the contract kit is
+``nqueens_plugins.testing``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from nqueens_plugins.core.adapter_kit import Adapter, Requirement, SizeLimit
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.hookspecs import SolverRegister, hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
@@ -33,12 +38,16 @@ from nqueens_plugins.core.solver import FAMILIES, Option, Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.api import (
+        Limits,
+        ResultsFile,
         animation,
         compare,
+        compare_stream,
         count,
         count_seconds,
         cross_check,
         cross_check_files,
+        executor_for,
         export,
         problem_of,
         records_frame,
@@ -48,16 +57,22 @@ if TYPE_CHECKING:
         summary,
         unregister,
     )
+    from nqueens_plugins.core.verify import board_error
+    from nqueens_plugins.formats.published import published_answer
 
 # The API is imported on first use: a plugin that imports the contract from here
 # (every worker process does) does not pay for the host, the grid or the service.
 API = (
+    "Limits",
+    "ResultsFile",
     "animation",
     "compare",
+    "compare_stream",
     "count",
     "count_seconds",
     "cross_check",
     "cross_check_files",
+    "executor_for",
     "export",
     "problem_of",
     "records_frame",
@@ -68,32 +83,44 @@ API = (
     "unregister",
 )
 
+# Helpers for a plugin's own tests, imported on first use like the API (the verifier brings numpy).
+HELPERS = {"board_error": "nqueens_plugins.core.verify", "published_answer": "nqueens_plugins.formats.published"}
+
 # Modules that lived here before the layered layout: code written against the
 # earlier README (``from nqueens_plugins import host``) keeps working.
 MOVED_MODULES = {"host": "nqueens_plugins.loading.host", "instances": "nqueens_plugins.formats.instances"}
 
 __all__ = [
     "FAMILIES",
+    "Adapter",
     "BadInput",
     "Budget",
     "Count",
+    "Limits",
     "Option",
     "Outcome",
     "PluginError",
     "Problem",
+    "Requirement",
+    "ResultsFile",
+    "SizeLimit",
     "Solver",
     "SolverRegister",
     "Status",
     "Trace",
     "animation",
+    "board_error",
     "compare",
+    "compare_stream",
     "count",
     "count_seconds",
     "cross_check",
     "cross_check_files",
+    "executor_for",
     "export",
     "hookimpl",
     "problem_of",
+    "published_answer",
     "records_frame",
     "register",
     "solve",
@@ -113,6 +140,8 @@ def __getattr__(name: str) -> Any:
         from nqueens_plugins import api
 
         return getattr(api, name)
+    if name in HELPERS:
+        return getattr(importlib.import_module(HELPERS[name]), name)
     if name in MOVED_MODULES:
         return importlib.import_module(MOVED_MODULES[name])
     raise AttributeError(f"module 'nqueens_plugins' has no attribute {name!r}")

@@ -13,35 +13,39 @@ its choosing, progress callbacks, and notes to print.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, refuse_loose_limits, whole_number
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
-from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Executed, Task, check_countable
+from nqueens_plugins.execution.tasks import Executed, Task, check_countable
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_output
+from nqueens_plugins.formats.records import ResultsFile
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
 from nqueens_plugins.results.crosscheck import (
+    CROSS_CHECK_LIMITS,
     Check,
     InstanceCheck,
     cross_check_instances,
     cross_check_sizes,
     read_expected,
 )
-from nqueens_plugins.results.grid import DEFAULT_TIMEOUT, Grid, stream
+from nqueens_plugins.results.grid import COMPARE_LIMITS, Grid, stream
 from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary import Summary
 
-CROSS_CHECK_TIMEOUT = 10.0
+EXPORT_LIMITS = Limits(timeout=EXPORT_TIMEOUT)
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
 
 
@@ -149,17 +153,13 @@ def solve(
     n: int | str | Problem | None = None,
     *,
     instance: str | None = None,
-    seed: int | None = None,
-    timeout: float | None = None,
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
-    max_iterations: int | None = None,
+    limits: Limits | None = None,
     trial: int = 0,
     isolate: bool = True,
-    memory: int | str | None = None,
     trace: bool | str | Path = False,
     executor: Executor | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
     **options: Any,
 ) -> Result:
     """Solve one board and return the verified result.
@@ -168,50 +168,40 @@ def solve(
     (column, row) squares), a ``Problem``, or ``instance="FILE"`` (any format of
     ``nqueens_plugins.formats.instances``, ``FILE@d`` for excluded diagonals).
     ``solver`` may carry options (``"simulated-annealing[cooling=0.99]"``) or take
-    them as keywords (``cooling=0.99``). ``seed`` None means 0, as on the command
-    line, so the same call gives the same answer. Raises BadInput for anything the
+    them as keywords (``cooling=0.99``). ``limits`` (a ``Limits``; None: no time
+    limit, seed 0) holds the time limit, memory, iteration cap and seed, so the
+    same call gives the same answer. Raises BadInput for anything the
     user can fix. The result's ``verified`` is True only when the verifier checked
     the answer; ``status`` is ``invalid`` when it rejected it.
 
     The solver runs in a warm worker process of the execution service (kept for
-    the next call; or ``executor``'s), so a hang is killed at ``timeout`` and a
+    the next call; or ``executor``'s), so a hang is killed at ``limits.timeout`` and a
     crash is a result, not the end of your program. Preparing the solver there
     (importing its plugin, its warm-up) is not timed; it has its own limit,
-    ``prepare_timeout`` seconds, and is reported as ``result.prepare_seconds``. ``isolate=False`` calls it in
-    this process instead (no protection; for trusted solvers on small boards).
+    ``limits.prepare_timeout`` seconds, and is reported as ``result.prepare_seconds``. ``isolate=False`` calls
+    it in this process instead (no protection; for trusted solvers on small boards).
 
     ``trace=True`` records every step in ``result.trace`` (boards up to 64 and
     solvers that trace: every built-in does); a path also writes the trace file
     that ``nqueens animate`` reads (nothing is written when no trace came back:
     the run was killed or its worker died).
     """
+    refuse_loose_limits(options)
     chosen = variant(solver, **options)
     problem = problem_of(n, instance, fixed, blocked)
-    seed = inputs.whole_number(seed or 0, "seed")
-    trial = inputs.whole_number(trial, "trial", minimum=0)
-    timeout = inputs.time_limit(timeout)
-    prepare = inputs.preparation_limit(prepare_timeout)
-    if max_iterations is not None:
-        max_iterations = inputs.whole_number(max_iterations, "max_iterations", minimum=1)
+    limits = limits_of(limits, DEFAULT_LIMITS)
+    trial = whole_number(trial, "trial", minimum=0)
     trace_file = Path(trace) if isinstance(trace, (str, Path)) else None
     if trace_file is not None:
         check_output(trace_file, "a trace", reading=files_read([problem]), flag="--trace")
     traced = trace is not False and trace is not None
-    limits: dict[str, Any] = {
-        "seed": seed,
-        "trial": trial,
-        "timeout": timeout,
-        "max_iterations": max_iterations,
-        "trace": traced,
-    }
     if isolate:
-        limit = None if memory is None else inputs.parse_memory(memory)
-        task = Task.solve(chosen, problem, memory=limit, prepare_timeout=prepare, **limits)
+        task = Task.solve(chosen, problem, limits, trial=trial, trace=traced)
         result = (executor or shared_executor()).run(task)
     else:
         from nqueens_plugins.execution.inprocess import run
 
-        result = run(chosen, problem, **limits)
+        result = run(chosen, problem, limits, trial=trial, trace=traced)
     assert isinstance(result, Result)
     if trace_file is not None and result.trace is not None:
         from nqueens_plugins.views.animate import write_trace
@@ -226,30 +216,31 @@ def count(
     *,
     instance: str | None = None,
     unique: bool = False,
-    timeout: float | None = None,
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
+    limits: Limits | None = None,
     isolate: bool = True,
-    memory: int | str | None = None,
     executor: Executor | None = None,
     progress: Callable[[int, int], None] | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
     out: str | Path | None = None,
     resume: bool = False,
     **options: Any,
 ) -> CountResult:
     """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
 
-    Isolated like ``solve`` unless ``isolate=False``. With ``progress(done,
+    ``limits`` (a ``Limits``; None: no time limit) bounds the whole count; a
+    count stopped at ``limits.timeout`` is a lower bound. Isolated like
+    ``solve`` unless ``isolate=False``. With ``progress(done,
     total)``, the count is split into the pieces the solver offers and counted by
     all of ``executor``'s workers (a Dask executor always splits), and
     ``progress`` hears each piece come back. With ``out``, it is split too and
     each finished piece is kept in that file as it ends; ``resume=True`` then
     counts only the pieces the file does not hold (a stopped count continues).
     """
+    refuse_loose_limits(options)
     chosen = variant(solver, **options)
     problem = problem_of(n, instance, fixed, blocked)
-    timeout = inputs.time_limit(timeout)
+    limits = limits_of(limits, DEFAULT_LIMITS)
     if resume and out is None:
         raise BadInput("resume continues the count kept in out: give out too")
     if out is not None:
@@ -263,10 +254,8 @@ def count(
             raise BadInput("a count kept piece by piece in out runs isolated: leave isolate on")
         from nqueens_plugins.execution.inprocess import count as count_here
 
-        return count_here(chosen, problem, unique=unique, timeout=timeout)
-    limit = None if memory is None else inputs.parse_memory(memory)
-    prepare = inputs.preparation_limit(prepare_timeout)
-    task = Task.count(chosen, problem, unique=unique, timeout=timeout, memory=limit, prepare_timeout=prepare)
+        return count_here(chosen, problem, limits, unique=unique)
+    task = Task.count(chosen, problem, limits, unique=unique)
     backend = executor or shared_executor()
     if progress is not None or out is not None:
         from nqueens_plugins.execution.counting import count_in_parts
@@ -298,86 +287,110 @@ def count_seconds(
 
 def compare(
     solvers: Sequence[str] | str,
-    sizes: Sequence[int] | str = (),
+    boards: Boards = (),
     trials: int = 1,
     *,
-    seed: int = 0,
-    timeout: float | None = DEFAULT_TIMEOUT,
-    jobs: int = 0,
-    out: str | Path | None = None,
-    resume: bool = False,
-    fixed: Mapping[int, int] | str | None = None,
-    instances: Sequence[str] | str | Sequence[Problem] = (),
-    keep_queens: bool = False,
-    blocked: Iterable[tuple[int, int]] | str | None = None,
-    stream_records: bool = False,
+    limits: Limits | None = None,
     executor: Executor | None = None,
-    memory: int | str | None = None,
-    command: str | None = None,
-    planned: Callable[[int], None] | None = None,
+    out: str | Path | ResultsFile | None = None,
+    keep_queens: bool = False,
     notify: Notify | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
-) -> Any:
-    """Compare solvers over sizes and trials; a list of records, or an iterator with ``stream_records``.
+    planned: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Compare solvers over boards and trials; the records of the runs, as a list (``compare_stream``
+    yields them as they end).
 
     ``solvers`` is a list of ``NAME[key=value,...]`` (or one comma-separated
-    string, or ``"all"``: then each solver is left out where it cannot run);
-    ``sizes`` a list of ints or a string like ``"4..40:4"``; ``instances``
-    instead of sizes: files, globs or folders (``"hard/*.param"``,
-    ``"diag-12.param@5"``; see ``nqueens_plugins.formats.instances``) or Problems.
-    ``out`` appends each record to a results file as it ends; ``resume``
-    continues one. ``planned(count)`` hears how many runs will be made;
-    ``notify(line)`` hears warnings and notes (default: Python warnings).
+    string, or ``"all"``: then each solver is left out where it cannot run).
+    ``boards`` are sizes or instances, in one argument: ints, or a size string
+    like ``"4..40:4"`` or ``"8,16"``; instance files, globs or folders
+    (``"hard/*.param"``, ``"diag-12.param@5"``; see
+    ``nqueens_plugins.formats.instances``); or Problems (a board with fixed
+    queens or blocked squares: ``nq.problem_of(8, fixed="0:2")``); a list may mix
+    them. ``limits`` is every run's (None: 10 s per run, seed 0). ``executor``
+    runs them (default: local workers, one per core; ``executor_for("local",
+    jobs=2)`` for fewer). ``out`` appends each record to a results file as it
+    ends: a path, or ``ResultsFile(path, resume=True)`` to continue one.
+    ``keep_queens`` keeps the queens in records above n = 1000.
+    ``planned(count)`` hears how many runs will be made; ``notify(line)``
+    hears warnings and notes (default: Python warnings).
+    """
+    return list(compare_stream(solvers, boards, trials, limits=limits, executor=executor, out=out,
+                               keep_queens=keep_queens, notify=notify, planned=planned))  # fmt: skip
+
+
+def compare_stream(
+    solvers: Sequence[str] | str,
+    boards: Boards = (),
+    trials: int = 1,
+    *,
+    limits: Limits | None = None,
+    executor: Executor | None = None,
+    out: str | Path | ResultsFile | None = None,
+    keep_queens: bool = False,
+    notify: Notify | None = None,
+    planned: Callable[[int], None] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """``compare``, yielding each record as its run ends (memory stays flat for any number of runs).
+
+    Everything is checked before the first run: a bad argument is a BadInput
+    here, not on the first ``next``.
     """
     chosen = variants(solvers)
-    trials = inputs.whole_number(trials, "trials", minimum=1)
-    seed = inputs.whole_number(seed, "seed")
-    jobs = inputs.whole_number(jobs, "jobs", minimum=0)
-    timeout = inputs.time_limit(timeout)
-    if isinstance(fixed, str):
-        fixed = inputs.parse_fixed(fixed)
-    if isinstance(blocked, str):
-        blocked = inputs.parse_blocked(blocked)
-    problems = problems_of(instances) if instances else []
-    size_list = inputs.parse_sizes(sizes) if isinstance(sizes, str) else [inputs.parse_size(n) for n in sizes]
-    if problems and size_list:
-        raise BadInput("give sizes or instances, not both")
-    if problems and (fixed or blocked):
-        raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
-    if resume and not out:
-        raise BadInput("--resume needs --out FILE (from Python: resume=True needs out=)")
-    if out:
-        check_output(Path(out), "a results file", reading=files_read(problems), flag="--out")
+    trials = whole_number(trials, "trials", minimum=1)
+    limits = limits_of(limits, COMPARE_LIMITS)
+    problems = boards_of(boards)
+    results = ResultsFile.of(out) if out is not None else None
+    if results is not None:
+        check_output(results.path, "a results file", reading=files_read(problems), flag="--out")
     everything = isinstance(solvers, str) and solvers.strip() == "all"
     tell = notify or python_warning
     if everything:
         say_what_failed_to_load(tell)
-    grid = Grid(
-        chosen,
-        size_list,
-        trials,
-        seed,
-        timeout,
-        dict(fixed or {}),
-        problems,
-        blocked=frozenset(map(tuple, blocked or ())),  # type: ignore[arg-type]
-        memory=None if memory is None else inputs.parse_memory(memory),
-        skip_refused=everything,
-        prepare_timeout=inputs.preparation_limit(prepare_timeout),
-    )
+    grid = Grid(chosen, problems, trials, limits, skip_refused=everything)
     records = stream(
         grid,
-        jobs=jobs,
-        out=Path(out) if out else None,
-        resume=resume,
+        out=results,
         keep_queens=keep_queens,
-        command=command,
         executor=executor,
         planned=planned,
         warn=lambda text: tell(f"warning: {text}"),
     )
-    records = with_skipped_noted(records, grid, tell)
-    return records if stream_records else list(records)
+    return with_skipped_noted(records, grid, tell)
+
+
+Boards = int | str | Path | Problem | Sequence[int | str | Path | Problem]
+
+
+def boards_of(boards: Boards) -> list[Problem]:
+    """The boards ``compare`` is given, as Problems in order: sizes (ints, ``"8,16"``, ``"4..40:4"``) made
+    plain boards, instance files (names, globs, folders, ``FILE@d``) read, Problems as they are."""
+    if isinstance(boards, (int, str, Path, Problem)):
+        boards = [boards]
+    found: list[Problem] = []
+    for board in boards:
+        if isinstance(board, Problem):
+            found.append(board)
+        elif isinstance(board, Path) or (isinstance(board, str) and not SIZES.fullmatch(board)):
+            found.extend(instance_files.load(str(board)))
+        else:
+            sizes = inputs.parse_sizes(board) if isinstance(board, str) else [inputs.parse_size(board)]
+            found.extend(inputs.make_problem(n) for n in sizes)
+    if not found:
+        raise BadInput("no board sizes or instances given")
+    return found
+
+
+SIZES = re.compile(r"[0-9\s,.:+]*")  # text that names sizes ("8,16", "4..40:4", ""), not instance files
+
+
+def limits_of(limits: Limits | None, default: Limits) -> Limits:
+    """The limits a call was given, or its own default: the one place a function's defaults apply."""
+    if limits is None:
+        return default
+    if not isinstance(limits, Limits):
+        raise BadInput(f"limits is an nq.Limits (such as nq.Limits(timeout=5)), not {type(limits).__name__}")
+    return limits
 
 
 def say_what_failed_to_load(tell: Notify) -> None:
@@ -398,26 +411,21 @@ def cross_check(
     solvers: str | Sequence[str] | None = None,
     sizes: Sequence[int] | str = "1..12",
     *,
-    seed: int = 0,
-    timeout: float | None = CROSS_CHECK_TIMEOUT,
-    memory: int | str | None = None,
+    limits: Limits | None = None,
     executor: Executor | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
     notify: Notify | None = None,
 ) -> list[Check]:
     """Every solver (default: all) on each n: counts against OEIS and each other, boards verified,
     no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement.
+    ``limits`` holds for each solve and count (None: 10 s each).
     ``notify`` gets the warnings (default: Python warnings), such as a plugin that failed to load."""
     if solvers is None or (isinstance(solvers, str) and solvers.strip() == "all"):
         say_what_failed_to_load(notify or python_warning)
     return cross_check_sizes(
         variants(solvers or "all"),
         inputs.parse_sizes(sizes) if isinstance(sizes, str) else list(sizes),
-        seed=inputs.whole_number(seed, "seed"),
-        timeout=inputs.time_limit(timeout),
+        limits=limits_of(limits, CROSS_CHECK_LIMITS),
         executor=executor,
-        memory=None if memory is None else inputs.parse_memory(memory),
-        prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
 
 
@@ -427,16 +435,14 @@ def cross_check_files(
     *,
     expected: str | None = None,
     counting: bool = False,
-    seed: int = 0,
-    timeout: float | None = CROSS_CHECK_TIMEOUT,
-    memory: int | str | None = None,
+    limits: Limits | None = None,
     executor: Executor | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
     notify: Notify | None = None,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every solver that takes it (default: every complete one), optionally count
     it too, and judge the answers against each other and the published ones (``expected``, a CSPLib results
-    file). Returns the checks and the solvers skipped (label -> why). ``notify`` gets the warnings."""
+    file). Returns the checks and the solvers skipped (label -> why). ``limits`` holds for each solve and
+    count (None: 10 s each). ``notify`` gets the warnings."""
     if solvers is None or (isinstance(solvers, str) and solvers.strip() == "all"):
         say_what_failed_to_load(notify or python_warning)
     chosen = variants(solvers or "all")
@@ -445,17 +451,11 @@ def cross_check_files(
     return cross_check_instances(
         chosen,
         problems_of(files),
-        seed=inputs.whole_number(seed, "seed"),
-        timeout=inputs.time_limit(timeout),
+        limits=limits_of(limits, CROSS_CHECK_LIMITS),
         counting=counting,
         expected=read_expected(expected) if expected else None,
         executor=executor,
-        memory=None if memory is None else inputs.parse_memory(memory),
-        prepare_timeout=inputs.preparation_limit(prepare_timeout),
     )
-
-
-EXPORT_TIMEOUT = 60.0  # seconds a plugin may take to write an instance out
 
 
 def exporters(format: str) -> list[str]:
@@ -471,9 +471,7 @@ def export(
     solver: str | Variant | None = None,
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
-    timeout: float | None = EXPORT_TIMEOUT,
-    memory: int | str | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
+    limits: Limits | None = None,
     executor: Executor | None = None,
 ) -> tuple[str, str]:
     """An instance written in ``format``, as the solver that poses it to its library does: (text, solver label).
@@ -481,9 +479,10 @@ def export(
     ``json`` is the host's own instance format; any other is a plugin's
     (``dimacs`` for SAT, ``asp``, ``dzn``, ``mps``, ``smt2``): the one solver that
     exports it, or ``solver`` (required where several do). The plugin writes it in a worker
-    process, as every plugin call runs; its answer must be text.
+    process, as every plugin call runs, under ``limits`` (None: 60 s); its answer must be text.
     """
     problem = problem_of(n, instance, fixed, blocked)
+    limits = limits_of(limits, EXPORT_LIMITS)
     if format == "json":
         return json.dumps(instance_files.to_json(problem)) + "\n", "nqueens-plugins"
     if solver is None:
@@ -494,14 +493,7 @@ def export(
             raise BadInput(f"{', '.join(offering)} export {format}: say whose encoding with -s")
         solver = offering[0]
     chosen = variant(solver)
-    task = Task.export(
-        chosen,
-        problem,
-        format,
-        timeout=inputs.time_limit(timeout),
-        memory=None if memory is None else inputs.parse_memory(memory),
-        prepare_timeout=inputs.preparation_limit(prepare_timeout),
-    )
+    task = Task.export(chosen, problem, format, limits)
     executed = (executor or shared_executor()).run(task)
     assert isinstance(executed, Executed)
     if executed.error is not None:

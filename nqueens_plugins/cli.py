@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import io
 import json
 import re
@@ -31,9 +32,9 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.limits import COMPARE_TIMEOUT, CROSS_CHECK_TIMEOUT, EXPORT_TIMEOUT, PREPARE_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
-from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT
 from nqueens_plugins.formats.output_files import check_output, write_whole
 from nqueens_plugins.views.escaping import for_terminal, strict_json
 
@@ -121,12 +122,10 @@ class MemorySize(click.ParamType):
     name = "size"
 
     def convert(self, value: Any, param: Any, ctx: Any) -> int | None:
-        from nqueens_plugins.formats.inputs import parse_memory
-
         if value is None:
             return None
         try:
-            return parse_memory(value)
+            return Limits(memory=value).memory
         except BadInput as exc:
             self.fail(str(exc), param, ctx)
 
@@ -183,16 +182,56 @@ def plugins(as_json: bool) -> None:
 # --- solve ---------------------------------------------------------------------
 
 
-def limit_options(command: F) -> F:
-    """``--memory`` and ``--prepare-timeout``: the limits of every command that runs solvers."""
-    command = click.option(
-        "--prepare-timeout",
-        type=Seconds(allow_none=False),
-        default=f"{PREPARE_TIMEOUT:g}",
-        show_default=True,
-        help=PREPARE_HELP,
-    )(command)
-    return click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)(command)
+def limit_options(
+    timeout: float | None, timeout_help: str, *, seed: str | None = None, iterations: bool = False
+) -> Callable[[F], F]:
+    """The flags of a run's limits, made into one ``Limits`` at the front door: the command gets ``limits``.
+
+    ``--timeout`` (its default ``timeout``, from ``core/limits.py``), ``--prepare-timeout`` and ``--memory``
+    on every command that runs solvers; ``--seed`` (with ``seed`` as its help) and ``--max-iterations``
+    where the command takes them. A limit the flags get wrong is refused by ``Limits`` itself.
+    """
+
+    def decorate(command: F) -> F:
+        @functools.wraps(command)
+        def with_limits(
+            *args: Any,
+            timeout: float | None,
+            prepare_timeout: float,
+            memory: int | None,
+            seed: int = 0,
+            max_iterations: int | None = None,
+            **kwargs: Any,
+        ) -> Any:
+            limits = Limits(timeout, prepare_timeout, memory, max_iterations, seed)
+            return command(*args, limits=limits, **kwargs)
+
+        decorated: Any = with_limits
+        if iterations:
+            decorated = click.option(
+                "--max-iterations",
+                type=Whole(minimum=1),
+                default=None,
+                help="Iteration cap (the budget's second limit).",
+            )(decorated)
+        if seed is not None:
+            decorated = click.option("--seed", type=WHOLE, default=0, show_default=True, help=seed or None)(decorated)
+        decorated = click.option(
+            "--prepare-timeout",
+            type=Seconds(allow_none=False),
+            default=f"{PREPARE_TIMEOUT:g}",
+            show_default=True,
+            help=PREPARE_HELP,
+        )(decorated)
+        decorated = click.option("--memory", type=MEMORY, default=None, help=MEMORY_HELP)(decorated)
+        shown = "none" if timeout is None else True
+        default = None if timeout is None else f"{timeout:g}"
+        decorated = click.option("--timeout", type=SECONDS, default=default, show_default=shown, help=timeout_help)(
+            decorated
+        )
+        return decorated
+
+    return decorate
 
 
 def output_option(command: F) -> F:
@@ -305,10 +344,8 @@ def json_format(fmt: str, as_json: bool) -> str:
 @solver_option("NAME or NAME[key=value,...]", required=True)
 @click.option("-n", "size", default=None, help="Board size.")
 @instance_option(INSTANCE_HELP)
-@click.option("--seed", type=WHOLE, default=0, show_default=True, help="Seed; the same command gives the same answer.")
-@click.option("--timeout", type=SECONDS, default=None, show_default="none", help="Seconds before the solver must stop.")
-@click.option(
-    "--max-iterations", type=Whole(minimum=1), default=None, help="Iteration cap (the budget's second limit)."
+@limit_options(
+    None, "Seconds before the solver must stop.", seed="Seed; the same command gives the same answer.", iterations=True
 )
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
@@ -317,7 +354,6 @@ def json_format(fmt: str, as_json: bool) -> str:
     "--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000)."
 )
 @click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
-@limit_options
 @output_option
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
@@ -326,16 +362,12 @@ def solve(
     spec: str,
     size: str | None,
     instance: str | None,
-    seed: int,
-    timeout: float | None,
-    max_iterations: int | None,
+    limits: Limits,
     fixed: str | None,
     blocked: str | None,
     as_json: bool,
     show_queens: bool | None,
     board: bool | None,
-    memory: int | None,
-    prepare_timeout: float,
     show_output: bool,
     trace_file: str | None,
 ) -> None:
@@ -350,12 +382,8 @@ def solve(
             instance=instance,
             fixed=fixed,
             blocked=blocked,
-            seed=seed,
-            timeout=timeout,
-            max_iterations=max_iterations,
-            memory=memory,
+            limits=limits,
             trace=trace_file if trace_file is not None else False,
-            prepare_timeout=prepare_timeout,
         )
     if trace_file is not None and result.trace is None:  # the worker died or was killed: nothing came back
         click.echo(f"nqueens: note: no trace written: the run ended with {result.status}", err=True)
@@ -388,13 +416,7 @@ def solve(
 @click.option("-n", "size", default=None, help="Board size.")
 @instance_option(INSTANCE_HELP)
 @click.option("--unique", is_flag=True, help="Count solutions up to rotation and reflection (OEIS A002562).")
-@click.option(
-    "--timeout",
-    type=SECONDS,
-    default=None,
-    show_default="none",
-    help="Seconds before counting stops (the count is then a lower bound).",
-)
+@limit_options(None, "Seconds before counting stops (the count is then a lower bound).")
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--yes", is_flag=True, help=f"Start a count for n >= {COUNT_CONFIRM_FROM} without a --timeout.")
@@ -406,7 +428,6 @@ def solve(
     help="Keep each finished piece of the count in this file as it ends, so --resume can continue a stopped count.",
 )
 @click.option("--resume", is_flag=True, help="Count only the pieces --out does not hold yet, and add them up.")
-@limit_options
 @output_option
 @executor_options
 def count(
@@ -414,7 +435,7 @@ def count(
     size: str | None,
     instance: str | None,
     unique: bool,
-    timeout: float | None,
+    limits: Limits,
     fixed: str | None,
     blocked: str | None,
     yes: bool,
@@ -422,8 +443,6 @@ def count(
     progress: bool | None,
     out: str | None,
     resume: bool,
-    memory: int | None,
-    prepare_timeout: float,
     show_output: bool,
     executor_kind: str,
     scheduler: str | None,
@@ -442,6 +461,7 @@ def count(
     if resume and out is None:
         fail("--resume continues the count kept in --out FILE: give --out too")
     how_long = None  # the solver's estimate for a count that takes days, said before the count and after
+    timeout = limits.timeout
     refused = timeout is None and not yes
     if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and (refused or not as_json):
         estimate = count_estimate(variant, problem, unique)
@@ -464,11 +484,9 @@ def count(
             variant,
             problem,
             unique=unique,
-            timeout=timeout,
-            memory=memory,
+            limits=limits,
             executor=executor,
             progress=shown,
-            prepare_timeout=prepare_timeout,
             out=out,
             resume=resume,
         )
@@ -515,10 +533,8 @@ def count_estimate(variant: Variant, problem: Problem, unique: bool) -> float | 
 @click.option(
     "--count", "counting", is_flag=True, help="With --instances: also count every instance and compare the counts."
 )
-@click.option("--seed", type=WHOLE, default=0, show_default=True)
-@click.option("--timeout", type=SECONDS, default="10", show_default=True, help="Seconds per solve or count.")
+@limit_options(CROSS_CHECK_TIMEOUT, "Seconds per solve or count.", seed="")
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
-@limit_options
 @executor_options
 def cross_check(
     sizes: str | None,
@@ -528,11 +544,8 @@ def cross_check(
     blocked: str | None,
     expected: str | None,
     counting: bool,
-    seed: int,
-    timeout: float | None,
+    limits: Limits,
     as_json: bool,
-    memory: int | None,
-    prepare_timeout: float,
     executor_kind: str,
     scheduler: str | None,
 ) -> None:
@@ -559,10 +572,7 @@ def cross_check(
                 spec,
                 expected=expected,
                 counting=counting,
-                seed=seed,
-                timeout=timeout,
-                memory=memory,
-                prepare_timeout=prepare_timeout,
+                limits=limits,
                 executor=executor,
                 notify=tell,
             )
@@ -570,11 +580,8 @@ def cross_check(
             checks = api.cross_check(
                 spec,
                 sizes or "1..12",
-                seed=seed,
-                timeout=timeout,
-                memory=memory,
+                limits=limits,
                 executor=executor,
-                prepare_timeout=prepare_timeout,
                 notify=tell,
             )
     if instances is not None:
@@ -609,14 +616,7 @@ def cross_check(
 @click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
 @instance_option(INSTANCES_HELP)
 @click.option("--trials", type=Whole(minimum=1), default=1, show_default=True, help="Runs per solver and size.")
-@click.option(
-    "--timeout",
-    type=SECONDS,
-    default="10",
-    show_default=True,
-    help="Seconds per run, killed from outside after that; none for no limit.",
-)
-@click.option("--seed", type=WHOLE, default=0, show_default=True)
+@limit_options(COMPARE_TIMEOUT, "Seconds per run, killed from outside after that; none for no limit.", seed="")
 @click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
@@ -628,7 +628,6 @@ def cross_check(
 )
 @click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option("--progress/--no-progress", default=None, help="Live progress bar (default: on a terminal).")
-@limit_options
 @output_option
 @executor_options
 def compare(
@@ -636,8 +635,7 @@ def compare(
     sizes: str | None,
     instance: str | None,
     trials: int,
-    timeout: float | None,
-    seed: int,
+    limits: Limits,
     jobs: int,
     out: str | None,
     resume: bool,
@@ -647,8 +645,6 @@ def compare(
     fmt: str,
     as_json: bool,
     progress: bool | None,
-    memory: int | None,
-    prepare_timeout: float,
     show_output: bool,
     executor_kind: str,
     scheduler: str | None,
@@ -661,28 +657,34 @@ def compare(
     fmt = json_format(fmt, as_json)
     if (sizes is None) == (instance is None):
         raise BadInput("give board sizes (-n 8,16) or instance files (--instances FILES), one of the two")
+    if instance is not None and (fixed is not None or blocked is not None):
+        raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
+    if resume and out is None:
+        raise BadInput("--resume needs --out FILE")
+    from nqueens_plugins.formats import inputs
+
+    boards: Any
+    if instance is not None:
+        boards = api.problems_of(instance)
+    elif fixed is not None or blocked is not None:
+        boards = [api.problem_of(n, None, fixed, blocked) for n in inputs.parse_sizes(sizes or "")]
+    else:
+        boards = inputs.parse_sizes(sizes or "")  # -n is sizes, never a file
+    command = " ".join(["nqueens", *sys.argv[1:]])
+    results = api.ResultsFile(Path(out), resume, command) if out is not None else None
     show_progress = progress if progress is not None else sys.stderr.isatty()
     planned: list[int] = []
     with api.executor_for(executor_kind, scheduler, jobs) as executor:
-        stream = api.compare(
+        stream = api.compare_stream(
             spec,
-            sizes if sizes is not None else (),
+            boards,
             trials,
-            seed=seed,
-            timeout=timeout,
-            out=out,
-            resume=resume,
-            fixed=fixed,
-            blocked=blocked,
-            instances=instance if instance is not None else (),
-            keep_queens=keep_queens,
-            stream_records=True,
+            limits=limits,
             executor=executor,
-            memory=memory,
-            prepare_timeout=prepare_timeout,
-            command=" ".join(["nqueens", *sys.argv[1:]]),
-            planned=planned.append,
+            out=results,
+            keep_queens=keep_queens,
             notify=tell,
+            planned=planned.append,
         )
         watched = RunsWatched(show_output)
         runs = watched.follow(with_progress(stream, planned) if show_progress else stream)
@@ -934,10 +936,7 @@ EXPORT_FORMATS = ("dimacs", "asp", "dzn", "mps", "smt2", "json")
 @solver_option("The solver whose encoding to write (needed only where several export the format).")
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
-@click.option(
-    "--timeout", type=SECONDS, default="60", show_default=True, help="Seconds the plugin may take to write it."
-)
-@limit_options
+@limit_options(EXPORT_TIMEOUT, "Seconds the plugin may take to write it.")
 @click.option("-o", "--output", default=None, help="Write here instead of standard output.")
 def export_instance(
     size: str | None,
@@ -947,9 +946,7 @@ def export_instance(
     spec: str | None,
     fixed: str | None,
     blocked: str | None,
-    timeout: float | None,
-    memory: int | None,
-    prepare_timeout: float,
+    limits: Limits,
     output: str | None,
 ) -> None:
     """Write an instance exactly as a family's plugin poses it to its library (DIMACS CNF for a SAT solver,
@@ -973,9 +970,7 @@ def export_instance(
             solver=spec,
             fixed=fixed,
             blocked=blocked,
-            timeout=timeout,
-            memory=memory,
-            prepare_timeout=prepare_timeout,
+            limits=limits,
         )
     except api.ExportFailed as failure:
         click.echo(f"nqueens: {failure}", err=True)

@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from nqueens_plugins.core.errors import BadInput, PluginError
+from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
@@ -101,15 +102,15 @@ def taken(variant: Variant, problems: list[Problem], what: str) -> list[Problem]
 HARD_INSTANCE = Path(__file__).parent / "data" / "blockedqueens.56.1860451109.param"
 
 
-def run(variant: Variant, problem: Problem, *, seed: int = 0, timeout: float | None = None) -> Result:
+def run(variant: Variant, problem: Problem, limits: Limits) -> Result:
     """Solve through the execution service: isolated, so a hang or crash fails the check, not the suite."""
-    result = shared_executor().run(Task.solve(variant, problem, seed=seed, timeout=timeout))
+    result = shared_executor().run(Task.solve(variant, problem, limits))
     assert isinstance(result, Result)
     return result
 
 
-def count(variant: Variant, problem: Problem, *, timeout: float | None = None) -> CountResult:
-    result = shared_executor().run(Task.count(variant, problem, timeout=timeout))
+def count(variant: Variant, problem: Problem, limits: Limits) -> CountResult:
+    result = shared_executor().run(Task.count(variant, problem, limits))
     assert isinstance(result, CountResult)
     return result
 
@@ -128,7 +129,7 @@ def check_registration(variant: Variant) -> None:
 def check_solves_small_boards(variant: Variant) -> None:
     for problem in taken(variant, [make_problem(n) for n in SIZES], f"every n from {SIZES[0]} to {SIZES[-1]}"):
         n = problem.n
-        result = run(variant, problem, seed=n, timeout=SOLVE_TIMEOUT)
+        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=n))
         assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
         if result.status == "solved":
             assert result.verified is True, f"n={n}: solved but not verified"
@@ -146,7 +147,7 @@ def check_no_solution_when_complete(variant: Variant) -> None:
         )
     for problem in taken(variant, [make_problem(2), make_problem(3)], "n = 2 and 3"):
         n = problem.n
-        result = run(variant, problem, timeout=SOLVE_TIMEOUT)
+        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
         assert result.status == "no-solution" and result.verified, (
             f"n={n}: a complete solver answered {result.status}, not a verified no-solution"
             + (f" ({result.reason})" if result.reason else "")
@@ -158,7 +159,7 @@ def check_counts(variant: Variant) -> None:
         raise CheckSkipped("it does not count (not a complete counting solver)")
     for problem in taken(variant, [make_problem(n) for n in range(1, 9)], "every n from 1 to 8"):
         n = problem.n
-        result = count(variant, problem, timeout=SOLVE_TIMEOUT)
+        result = count(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
         assert result.verified is True, (
             f"n={n}: counted {result.solutions}, expected {known_count(n)} ({result.reason})"
         )
@@ -172,9 +173,9 @@ def check_same_seed_same_answer(variant: Variant) -> None:
     def answer(result: Result) -> tuple[str, list[int] | None]:
         return str(result.status), None if result.queens is None else [int(q) for q in result.queens]
 
-    first = answer(run(variant, problem, seed=7, timeout=SOLVE_TIMEOUT))
+    first = answer(run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=7)))
     for repeat in range(2, REPEATS + 1):
-        again = answer(run(variant, problem, seed=7, timeout=SOLVE_TIMEOUT))
+        again = answer(run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=7)))
         assert again == first, (
             f"n={problem.n}: the same seed gave a different answer in run {repeat} of {REPEATS} "
             f"({again[0]} {again[1]}, not {first[0]} {first[1]})"
@@ -205,11 +206,11 @@ def check_budget_honoured(variant: Variant) -> None:
     (``stops_at_budget = False``), the host stops it at the limit and the next run still works."""
     problem = budget_probe(variant)
     n = problem.n
-    result = run(variant, problem, timeout=BUDGET_PROBE_TIMEOUT)
+    result = run(variant, problem, Limits(timeout=BUDGET_PROBE_TIMEOUT))
     if variant.solver.stops_itself(variant.options) is False:
         assert result.status != "error" and result.status != "invalid", f"n={n}: {result.status}: {result.reason}"
         small = taken(variant, [make_problem(n) for n in (8, 6, 5, 4)], "every board from 4 to 8")[0]
-        after = run(variant, small, timeout=SOLVE_TIMEOUT)
+        after = run(variant, small, Limits(timeout=SOLVE_TIMEOUT))
         assert after.status not in ("error", "invalid"), (
             f"after the host stopped it at its limit, the next run failed: {after.status}: {after.reason}"
         )
@@ -227,7 +228,7 @@ def check_fixed_queens(variant: Variant) -> None:
     if not variant.solver.supports_fixed:
         raise CheckSkipped("it does not take fixed queens (supports_fixed = False; the host refuses them for it)")
     (problem,) = taken(variant, [make_problem(8, FIXED)], "the 8x8 completion instance")
-    result = run(variant, problem, seed=3, timeout=SOLVE_TIMEOUT)
+    result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=3))
     assert result.status not in ("invalid", "error"), f"{result.status}: {result.reason}"
     if variant.complete:
         assert result.status == "solved", f"a complete solver answered {result.status} on a solvable completion"
@@ -269,7 +270,7 @@ def check_blocked_squares(variant: Variant) -> None:
     for problem, solvable in ((satisfiable, True), (unsatisfiable, False), (empty_column, False)):
         if problem not in asked:
             continue
-        result = run(variant, problem, seed=5, timeout=SOLVE_TIMEOUT)
+        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=5))
         assert result.status not in ("invalid", "error"), f"n={problem.n} blocked: {result.status}: {result.reason}"
         if variant.complete:
             wanted = "solved" if solvable else "no-solution"

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from nqueens_plugins.core.cache_folder import CACHE_VARIABLE
-from nqueens_plugins.execution import probe
-from nqueens_plugins.loading import host, session
+from nqueens_plugins.loading import host, probe, session
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # test helper modules (hostile solvers) importable by worker processes

@@ -27,7 +27,7 @@ LAYER_OF_FOLDER = {
     "engines": "Built-in engine",
 }
 TOP_LEVEL = {"api.py": "API layer", "testing.py": "API layer", "cli.py": "CLI layer", "__main__.py": "CLI layer"}
-PROCESSES = ("any process", "parent side", "worker side", "both sides", "on a Dask worker")
+PROCESSES = ("any process", "parent side", "worker side", "both sides", "on a Dask worker", "in an import probe")
 FIRST_LINE = re.compile(r"^(?P<layer>[A-Z][\w-]* (?:layer|plugin|engine))(?: \([^)]*\))?, (?P<process>[^:]+):")
 
 

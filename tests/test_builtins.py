@@ -35,7 +35,7 @@ COMPLETE = {"backtracking", "forward-checking", "bitboard", "construction"}
 @pytest.mark.parametrize("name", BUILTINS)
 def test_every_builtin_on_small_boards(name: str) -> None:
     for n in range(1, 13):
-        result = nq.solve(name, n, seed=n, timeout=5, **FAST_CAPS.get(name, {}))
+        result = nq.solve(name, n, limits=nq.Limits(seed=n, timeout=5), **FAST_CAPS.get(name, {}))
         assert result.status != "invalid", result.reason
         assert result.status != "error", result.reason
         if result.status == "solved":
@@ -61,20 +61,20 @@ def test_every_builtin_on_small_boards(name: str) -> None:
     ],
 )
 def test_capable_methods_solve(spec: str, n: int) -> None:
-    assert nq.solve(spec, n, seed=3, timeout=20).solved
+    assert nq.solve(spec, n, limits=nq.Limits(seed=3, timeout=20)).solved
 
 
 @pytest.mark.parametrize("name", BUILTINS)
 def test_same_seed_same_answer(name: str) -> None:
     options = FAST_CAPS.get(name, {})
-    first = nq.solve(name, 8, seed=11, **options)
-    again = nq.solve(name, 8, seed=11, **options)
+    first = nq.solve(name, 8, limits=nq.Limits(seed=11), **options)
+    again = nq.solve(name, 8, limits=nq.Limits(seed=11), **options)
     assert (first.status, first.iterations, first.moves) == (again.status, again.iterations, again.moves)
     assert (first.queens is None and again.queens is None) or list(first.queens) == list(again.queens)
 
 
 def test_different_seeds_explore_differently() -> None:
-    answers = {tuple(nq.solve("min-conflicts", 12, seed=s).queens) for s in range(6)}
+    answers = {tuple(nq.solve("min-conflicts", 12, limits=nq.Limits(seed=s)).queens) for s in range(6)}
     assert len(answers) > 1
 
 
@@ -95,7 +95,7 @@ def test_time_budget_stops_runs(spec: str, n: int) -> None:
     # In this process, where nothing kills a run from outside: only the solver's own look
     # at its budget can make it timed-out (any of these would otherwise run for minutes
     # and end solved or gave-up). A loaded machine only makes it stop with less done.
-    result = inprocess.run(host.registry().variant(spec), make_problem(n), seed=1, timeout=0.3)
+    result = inprocess.run(host.registry().variant(spec), make_problem(n), nq.Limits(seed=1, timeout=0.3))
     assert result.status == "timed-out", result.reason
 
 
@@ -104,7 +104,7 @@ def test_time_budget_stops_runs(spec: str, n: int) -> None:
     ["backtracking", "forward-checking", "simulated-annealing", "min-conflicts", "british-museum", "random-restart"],
 )
 def test_iteration_budget_stops_runs(name: str) -> None:
-    result = nq.solve(name, 3, max_iterations=50)
+    result = nq.solve(name, 3, limits=nq.Limits(max_iterations=50))
     assert result.status in ("timed-out", "no-solution")
     assert result.iterations <= 50 + 4096 or result.status == "no-solution"
 
@@ -114,7 +114,7 @@ FIXED = {0: 2, 3: 1}
 
 @pytest.mark.parametrize("name", [n for n in BUILTINS if host.registry().get(n).solver.supports_fixed])
 def test_fixed_queens_are_honoured(name: str) -> None:
-    result = nq.solve(name, 8, fixed=FIXED, seed=5, timeout=5, **FAST_CAPS.get(name, {}))
+    result = nq.solve(name, 8, fixed=FIXED, limits=nq.Limits(seed=5, timeout=5), **FAST_CAPS.get(name, {}))
     assert result.status != "invalid", result.reason
     if result.status == "solved":
         assert result.verified and all(result.queens[c] == r for c, r in FIXED.items())
@@ -167,8 +167,8 @@ def test_construction_is_valid_for_many_sizes() -> None:
 def test_swap_search_engines_agree() -> None:
     """One source, two engines: the compiled kernel and plain Python draw the same random numbers."""
     for n in (8, 50, 5000):
-        compiled = nq.solve("swap-search[kernel=numba]", n, seed=9)
-        python = nq.solve("swap-search[kernel=python]", n, seed=9)
+        compiled = nq.solve("swap-search[kernel=numba]", n, limits=nq.Limits(seed=9))
+        python = nq.solve("swap-search[kernel=python]", n, limits=nq.Limits(seed=9))
         assert compiled.verified and python.verified
         assert list(compiled.queens) == list(python.queens) and compiled.counters == python.counters
 
@@ -232,12 +232,14 @@ def test_swap_search_prefetching_draws_the_numbers_the_paper_draws(kernel: str) 
 
 
 def test_swap_search_places_a_large_board() -> None:
-    result = nq.solve("swap-search", 200_000, seed=1)
+    result = nq.solve("swap-search", 200_000, limits=nq.Limits(seed=1))
     assert result.verified is True and result.counters["greedy_placed"] > 199_000
 
 
 def test_min_conflicts_knows_when_it_is_stuck() -> None:
-    stuck = [r for r in (nq.solve("min-conflicts", 8, seed=s) for s in range(200)) if r.counters["stuck"]]
+    stuck = [
+        r for r in (nq.solve("min-conflicts", 8, limits=nq.Limits(seed=s)) for s in range(200)) if r.counters["stuck"]
+    ]
     assert stuck, "some random 8-queens starts end with every attacked queen on its only best row"
     for result in stuck:
         assert result.status == "gave-up" and result.iterations < 1000

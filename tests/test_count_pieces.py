@@ -89,7 +89,7 @@ def test_a_count_stopped_by_its_time_limit_resumes_to_the_oeis_total(tmp_path: P
     """24 pieces of 0.15 s each cannot all be counted in 1 s on two workers (3.6 s of sleeping)."""
     out = tmp_path / "pieces.jsonl"
     nq.register(slow_pieces_solver())
-    stopped = nq.count("slow-pieces", 6, out=out, timeout=1.0)
+    stopped = nq.count("slow-pieces", 6, out=out, limits=nq.Limits(timeout=1.0))
     header, finished = read(out)
     assert stopped.status is Status.TIMED_OUT and header["pieces"] == stopped.counters["parts"] == 24
     assert stopped.counters["parts_counted"] == len(finished) < 24

@@ -45,16 +45,19 @@ def essentials(records: list[dict]) -> list[tuple]:
 
 def test_the_same_seed_gives_the_same_records_as_a_local_run(client, tmp_path: Path) -> None:
     solvers, sizes = ["min-conflicts", "backtracking", "simulated-annealing"], [6, 8, 10]
-    local = nq.compare(solvers, sizes, trials=4, seed=3, jobs=2)
+    with nq.executor_for(jobs=2) as executor:
+        local = nq.compare(solvers, sizes, trials=4, limits=nq.Limits(timeout=10, seed=3), executor=executor)
     with DaskExecutor(client=client, chunk_size=5) as executor:
-        remote = nq.compare(solvers, sizes, trials=4, seed=3, executor=executor, out=tmp_path / "r.jsonl")
+        remote = nq.compare(
+            solvers, sizes, trials=4, limits=nq.Limits(timeout=10, seed=3), executor=executor, out=tmp_path / "r.jsonl"
+        )
     assert essentials(remote) == essentials(local)
     assert len(read_records(tmp_path / "r.jsonl").records) == len(local) == 36
 
 
 def test_a_killed_dask_worker_loses_no_record_and_doubles_none(client, tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    grid = Grid(host.registry().variants("min-conflicts"), [64], trials=120, seed=0, timeout=30)
+    grid = Grid(host.registry().variants("min-conflicts"), [make_problem(64)], trials=120, limits=nq.Limits(timeout=30))
     pids = list(client.run(os.getpid).values())
     with DaskExecutor(client=client, chunk_size=4) as executor:
         records = []
@@ -80,7 +83,9 @@ def test_a_hang_on_the_cluster_is_killed_there(fake_distribution) -> None:
         with DaskExecutor(client=client) as executor:
             # 5 s, not 1: the control's run must fit even on a 2-core machine running a scheduler,
             # two Dask workers and a test load (its worker's preparation is not part of it).
-            records = nq.compare(["hostile-sleeps", "min-conflicts"], [8], trials=2, timeout=5, executor=executor)
+            records = nq.compare(
+                ["hostile-sleeps", "min-conflicts"], [8], trials=2, limits=nq.Limits(timeout=5), executor=executor
+            )
     finally:
         client.close()
         cluster.close()

@@ -201,7 +201,7 @@ def test_warm_start_keeps_import_time_out_of_the_timing(fake_distribution) -> No
     fake_distribution("nqueens-slow-start", {"slow": "slow_start_plugin"}, {"slow_start_plugin": slow_start})
     variant = host.registry().variant("slow-start")
     with LocalExecutor(1) as executor:
-        result = executor.run(Task.solve(variant, make_problem(8), timeout=30))
+        result = executor.run(Task.solve(variant, make_problem(8), nq.Limits(timeout=30)))
     assert result.solved
     assert result.counters["calls_before"] == 1  # the warm-up came first
     # Had the warm-up been timed, its 1 s sleep alone would put the figure at 1 s or more (load
@@ -265,9 +265,9 @@ def test_a_long_preparation_is_shown_by_solve(fake_distribution, run_cli) -> Non
 
 
 def test_a_preparation_over_its_own_limit_is_an_error_and_not_tried_again(hostile_env, run_cli) -> None:
-    records = nq.compare(
-        ["hostile-endless-warm-up", "min-conflicts"], [8], trials=3, timeout=60, prepare_timeout=1, jobs=1
-    )
+    limits = nq.Limits(timeout=60, prepare_timeout=1)
+    with nq.executor_for(jobs=1) as one_worker:
+        records = nq.compare(["hostile-endless-warm-up", "min-conflicts"], [8], 3, limits=limits, executor=one_worker)
     endless = [r for r in records if r["solver"] == "hostile-endless-warm-up"]
     assert [r["status"] for r in endless] == ["error"] * 3
     first, *others = endless
@@ -288,7 +288,7 @@ def test_a_preparation_over_its_own_limit_is_an_error_and_not_tried_again(hostil
     ],
 )
 def test_a_preparation_over_its_limit_says_where_it_hung(hostile_env, solver: str, where: str) -> None:
-    result = nq.solve(solver, 8, timeout=1, prepare_timeout=1)
+    result = nq.solve(solver, 8, limits=nq.Limits(timeout=1, prepare_timeout=1))
     assert result.status == "error" and where in (result.reason or ""), result.reason
 
 
@@ -296,7 +296,14 @@ def test_a_default_warm_up_that_never_ends_runs_the_solver_cold_under_the_users_
     # Every solve of it sleeps, the default warm-up's 4x4 one too: the runs end timed-out at --timeout,
     # not after the 120 s preparation limit, and a grid pays for the warm-up once, not once a run.
     started = time.monotonic()
-    records = nq.compare(["hostile-hangs-everywhere", "min-conflicts"], [8], trials=3, timeout=1, jobs=1)
+    with nq.executor_for(jobs=1) as one_worker:
+        records = nq.compare(
+            ["hostile-hangs-everywhere", "min-conflicts"],
+            [8],
+            trials=3,
+            limits=nq.Limits(timeout=1),
+            executor=one_worker,
+        )
     hanging = [r for r in records if r["solver"] == "hostile-hangs-everywhere"]
     assert [r["status"] for r in hanging] == ["timed-out"] * 3, [r["reason"] for r in hanging]
     assert all("run cold" in r["reason"] for r in hanging), hanging[0]["reason"]
@@ -335,7 +342,13 @@ def test_a_split_count_does_not_pay_for_its_workers_preparation(fake_distributio
     fake_distribution("nqueens-slow-count", {"slow": "slow_warm_counter"}, {"slow_warm_counter": slow_warm_counter})
     pieces: list[int] = []
     with LocalExecutor(2) as executor:
-        result = nq.count("slow-warm-counter", 12, timeout=2, executor=executor, progress=lambda d, t: pieces.append(t))
+        result = nq.count(
+            "slow-warm-counter",
+            12,
+            limits=nq.Limits(timeout=2),
+            executor=executor,
+            progress=lambda d, t: pieces.append(t),
+        )
     assert pieces and pieces[0] > 2  # it was split
     assert result.status == "solved" and result.solutions == 14_200 and result.verified, result.reason
     assert result.prepare_seconds is not None and result.prepare_seconds >= 6  # the plan's worker, then the other
@@ -366,7 +379,7 @@ def test_a_solver_prepares_once_per_preparation_it_names(fake_distribution, tmp_
     """
     fake_distribution("nqueens-by-size", {"by": "by_size_plugin"}, {"by_size_plugin": by_size})
     with LocalExecutor(1) as executor:
-        results = [nq.solve("by-size", n, timeout=30, executor=executor) for n in (8, 9, 24, 25, 10)]
+        results = [nq.solve("by-size", n, limits=nq.Limits(timeout=30), executor=executor) for n in (8, 9, 24, 25, 10)]
     assert all(r.solved for r in results), [(r.n, r.status, r.reason) for r in results]
     assert log.read_text().split() == ["small", "large"]  # each once, in the one worker
     assert [r.prepare_seconds is not None for r in results] == [True, False, True, False, False]
@@ -412,7 +425,7 @@ def test_a_worker_whose_service_is_gone_ends_quietly_and_leaves_no_log(tmp_path:
         assert receiver.poll(60) and receiver.recv() == ("ready",)
         receiver.close()  # the service is gone: nobody reads what the worker says next
         variant = host.registry().variant("min-conflicts")
-        sender.send_bytes(cloudpickle.dumps(Task.solve(variant, make_problem(8), timeout=5)))
+        sender.send_bytes(cloudpickle.dumps(Task.solve(variant, make_problem(8), nq.Limits(timeout=5))))
         assert worker.wait(timeout=60) == 0
     finally:
         sender.close()
@@ -441,7 +454,7 @@ class Litter(Solver):
 
 
 nq.register(Litter())
-result = nq.solve("litter", 8, timeout=float(sys.argv[1]))
+result = nq.solve("litter", 8, limits=nq.Limits(timeout=float(sys.argv[1])))
 print(result.status, result.output.strip(), flush=True)
 """
 
@@ -489,9 +502,10 @@ def test_api_calls_are_isolated_and_the_api_example_runs_as_a_script(tmp_path: P
     script = tmp_path / "example.py"
     script.write_text(
         "import nqueens_plugins as nq\n"
-        "records = nq.compare(['min-conflicts', 'simulated-annealing[cooling=0.99]'], [8, 16], trials=2,\n"
-        "                     seed=0, timeout=10, jobs=2)\n"
-        "print(len(records), nq.solve('min-conflicts', 8, seed=1).status)\n"
+        "with nq.executor_for(jobs=2) as executor:\n"
+        "    records = nq.compare(['min-conflicts', 'simulated-annealing[cooling=0.99]'], [8, 16], trials=2,\n"
+        "                         limits=nq.Limits(seed=0, timeout=10), executor=executor)\n"
+        "print(len(records), nq.solve('min-conflicts', 8, limits=nq.Limits(seed=1)).status)\n"
     )  # no `if __name__ == '__main__'` guard: worker processes must not re-import it
     done = subprocess.run([sys.executable, str(script)], capture_output=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

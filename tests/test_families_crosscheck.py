@@ -43,7 +43,9 @@ def test_every_family_installed_confirms_each_no_solution_of_the_shipped_instanc
         pytest.skip(f"only one family of complete solvers is installed ({', '.join(families)}): nothing to cross")
     solvers = sorted(name for names in families.values() for name in names)
     checks, skipped = nq.cross_check_files(
-        [f"{DIAGONALS}@5..9", shipped_instance("blockedqueens.28.1449787894.param")], solvers, timeout=30
+        [f"{DIAGONALS}@5..9", shipped_instance("blockedqueens.28.1449787894.param")],
+        solvers,
+        limits=nq.Limits(timeout=30),
     )
     assert not skipped, skipped
     assert len(checks) == 6 and all(check.agrees for check in checks), [c.detail for c in checks if not c.agrees]

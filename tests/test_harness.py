@@ -40,7 +40,9 @@ def test_hostile_plugins_get_their_status_and_the_rest_finish(hostile: Path, tmp
     out = tmp_path / "results.jsonl"
     start = time.perf_counter()
     # A 2 s limit: the controls' runs fit even on a loaded machine (preparing their workers is not timed).
-    records = nq.compare(list(EXPECTED) + ["min-conflicts", "backtracking"], [8], trials=2, timeout=2, jobs=2, out=out)
+    solvers = list(EXPECTED) + ["min-conflicts", "backtracking"]
+    with nq.executor_for(jobs=2) as executor:
+        records = nq.compare(solvers, [8], trials=2, limits=nq.Limits(timeout=2), executor=executor, out=out)
     elapsed = time.perf_counter() - start
     by_solver: dict[str, list[dict]] = {}
     for record in records:
@@ -61,7 +63,8 @@ def test_hostile_plugins_get_their_status_and_the_rest_finish(hostile: Path, tmp
 
 def test_records_carry_provenance_and_drop_large_boards(tmp_path: Path) -> None:
     out = tmp_path / "r.jsonl"
-    records = nq.compare(["min-conflicts[init=greedy]", "construction"], [8, 2000], trials=1, out=out, jobs=1)
+    with nq.executor_for(jobs=1) as executor:
+        records = nq.compare(["min-conflicts[init=greedy]", "construction"], [8, 2000], 1, out=out, executor=executor)
     loaded = read_records(out)
     header = loaded.headers[0]
     assert header["format"] == "nqueens-results" and header["python"] and header["cpu_count"]
@@ -80,10 +83,12 @@ def strip_timing(records: list[dict]) -> list[tuple]:
 
 def test_same_seed_same_records_with_one_or_two_jobs() -> None:
     solvers = ["min-conflicts", "simulated-annealing", "random-restart", "british-museum[sampling=permutation]"]
-    one = nq.compare(solvers, [6, 8, 10], trials=3, seed=42, jobs=1)
-    two = nq.compare(solvers, [6, 8, 10], trials=3, seed=42, jobs=2)
-    assert strip_timing(one) == strip_timing(two)
-    other_seed = nq.compare(solvers, [6, 8, 10], trials=3, seed=43, jobs=2)
+    with nq.executor_for(jobs=1) as executor:
+        one = nq.compare(solvers, [6, 8, 10], trials=3, limits=nq.Limits(timeout=10, seed=42), executor=executor)
+    with nq.executor_for(jobs=2) as executor:
+        two = nq.compare(solvers, [6, 8, 10], trials=3, limits=nq.Limits(timeout=10, seed=42), executor=executor)
+        assert strip_timing(one) == strip_timing(two)
+        other_seed = nq.compare(solvers, [6, 8, 10], trials=3, limits=nq.Limits(timeout=10, seed=43), executor=executor)
     assert strip_timing(other_seed) != strip_timing(one)
 
 

@@ -75,7 +75,7 @@ def test_solve_through_the_cli(hostile: Path, run_cli, solver: str) -> None:
 @pytest.mark.parametrize("solver", list(SOLVE_CASES))
 def test_solve_through_the_api(hostile: Path, solver: str) -> None:
     status, words, _ = SOLVE_CASES[solver]
-    result = nq.solve(solver, 8, timeout=20)
+    result = nq.solve(solver, 8, limits=nq.Limits(timeout=20))
     assert result.status == status and words in (result.reason or ""), result.reason
     assert result.verified is not True
 
@@ -99,14 +99,14 @@ def test_a_problems_copy_shares_nothing_a_solver_can_change() -> None:
     [
         (lambda: nq.solve(None, 8), "a solver is named by a string"),
         (lambda: nq.solve("min-conflicts", 8, fixed=[1, 2]), "mapping column -> row"),
-        (lambda: nq.solve("min-conflicts", 8, seed="abc"), "seed must be a whole number"),
-        (lambda: nq.solve("min-conflicts", 8, seed=1.5), "seed must be a whole number"),
-        (lambda: nq.solve("min-conflicts", 8, timeout=-1), "timeout must be a positive number"),
-        (lambda: nq.count("bitboard", 8, timeout="1"), "timeout must be a positive number"),
+        (lambda: nq.solve("min-conflicts", 8, limits=nq.Limits(seed="abc")), "seed must be a whole number"),
+        (lambda: nq.solve("min-conflicts", 8, limits=nq.Limits(seed=1.5)), "seed must be a whole number"),
+        (lambda: nq.solve("min-conflicts", 8, limits=nq.Limits(timeout=-1)), "timeout must be a positive number"),
+        (lambda: nq.count("bitboard", 8, limits=nq.Limits(timeout="1")), "timeout must be a positive number"),
         (lambda: nq.compare(["min-conflicts"], [8], trials="3"), "trials must be a whole number"),
         (lambda: nq.compare(["min-conflicts"], [8], trials=True), "trials must be a whole number"),
-        (lambda: nq.compare(["min-conflicts"], [8], jobs=1000), "more than this machine's"),
-        (lambda: nq.solve("min-conflicts", 8, memory="lots"), "memory takes a size"),
+        (lambda: nq.executor_for(jobs=1000), "more than this machine's"),
+        (lambda: nq.solve("min-conflicts", 8, limits=nq.Limits(memory="lots")), "memory takes a size"),
     ],
 )
 def test_the_api_refuses_bad_arguments_with_bad_input(call, words: str) -> None:
@@ -115,7 +115,7 @@ def test_the_api_refuses_bad_arguments_with_bad_input(call, words: str) -> None:
 
 
 def test_the_api_takes_no_timeout_as_no_limit() -> None:
-    (record,) = nq.compare(["construction"], [8], timeout=None)
+    (record,) = nq.compare(["construction"], [8], limits=nq.Limits(timeout=None))
     assert record["status"] == "solved"
 
 
@@ -123,7 +123,7 @@ def test_a_plugin_that_sleeps_or_spins_is_stopped_from_outside(hostile: Path, ru
     for solver in ("hostile-sleeps", "hostile-busy"):
         code, out, _ = run_cli("solve", "-s", solver, "-n", "8", "--timeout", "1", "--json")
         assert code == 1 and strict_json(out)["status"] == "timed-out"
-        assert nq.solve(solver, 8, timeout=1).status == "timed-out"
+        assert nq.solve(solver, 8, limits=nq.Limits(timeout=1)).status == "timed-out"
 
 
 def test_cross_check_with_a_hanging_plugin_ends(hostile: Path, run_cli) -> None:
@@ -162,7 +162,7 @@ def test_a_malformed_count_is_invalid_and_a_hanging_count_times_out(hostile: Pat
     assert nq.count("hostile-bad-count", 8).status == "invalid"
     code, out, _ = run_cli("count", "-s", "hostile-bad-count", "-n", "9", "--timeout", "1", "--json")
     assert code == 1 and strict_json(out)["status"] == "timed-out"
-    assert nq.count("hostile-bad-count", 9, timeout=1).status == "timed-out"
+    assert nq.count("hostile-bad-count", 9, limits=nq.Limits(timeout=1)).status == "timed-out"
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_memory_is_limited_per_run(hostile: Path, run_cli) -> None:
     record = strict_json(out)
     assert code == 1 and record["status"] == "error", err
     assert "MemoryError" in record["reason"] and "over its --memory limit of 256 MiB" in record["reason"]
-    result = nq.solve("hostile-hog", 8, memory="256M", timeout=30)
+    result = nq.solve("hostile-hog", 8, limits=nq.Limits(memory="256M", timeout=30))
     assert result.status == "error" and "MemoryError" in result.reason
     # The limit is the run's, not the worker's: the next run in the same worker is unaffected.
     assert nq.solve("min-conflicts", 8).verified is True
@@ -276,7 +276,8 @@ def test_a_plugin_that_patches_its_process_changes_no_other_solvers_answers(fake
     others = ["min-conflicts", "simulated-annealing", "random-restart"]
 
     def answers(solvers: list[str]) -> dict[tuple[str, int], tuple[object, ...]]:
-        records = nq.compare(solvers, [8], trials=10, jobs=jobs, seed=3)
+        with nq.executor_for(jobs=jobs) as executor:
+            records = nq.compare(solvers, [8], trials=10, limits=nq.Limits(timeout=10, seed=3), executor=executor)
         return {
             (r["solver"], r["trial"]): (r["status"], r["queens"], r["iterations"], r["moves"])
             for r in records

@@ -35,7 +35,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The HTML report of a small comparison with long variant names and a baseline: wide tables."""
     folder = tmp_path_factory.mktemp("layout")
     runs = folder / "runs.jsonl"
-    nq.compare(LONG_NAMES, [6, 8, 10], trials=3, out=str(runs), timeout=10)
+    nq.compare(LONG_NAMES, [6, 8, 10], trials=3, out=str(runs), limits=nq.Limits(timeout=10))
     page = folder / "report.html"
     command = ["report", str(runs), "--format", "html", "-o", str(page), "--baseline", "min-conflicts"]
     done = subprocess.run(
@@ -115,7 +115,7 @@ def test_the_animation_opens_where_the_run_starts_with_its_axes_named(
 ) -> None:
     from nqueens_plugins.views.animate import QUEEN
 
-    nq.animation(nq.solve(spec, 12, seed=2, trace=True)).save(tmp_path / "run.html")
+    nq.animation(nq.solve(spec, 12, limits=nq.Limits(seed=2), trace=True)).save(tmp_path / "run.html")
     browser.set_window_size(700, 1000)
     browser.get((tmp_path / "run.html").as_uri())
     shown = browser.execute_script(

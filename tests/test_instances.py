@@ -252,7 +252,9 @@ def test_complete_solvers_count_alike_on_random_instances(problem: Problem) -> N
 
 def test_min_conflicts_is_useful_on_an_easy_completion_board() -> None:
     # Pure min-conflicts (the tutorial's) stalls on some seeds; the instance defaults do not.
-    statuses = [nq.solve("min-conflicts", 12, seed=seed, fixed={0: 2, 5: 9}).status for seed in range(10)]
+    statuses = [
+        nq.solve("min-conflicts", 12, limits=nq.Limits(seed=seed), fixed={0: 2, 5: 9}).status for seed in range(10)
+    ]
     assert statuses == ["solved"] * 10
 
 
@@ -368,9 +370,15 @@ def test_a_count_that_timed_out_is_listed_as_inconclusive(run_cli, fake_distribu
 
 def test_compare_on_instances_records_name_them(tmp_path: Path) -> None:
     out = tmp_path / "runs.jsonl"
-    records = nq.compare(
-        ["bitset-mrv", "min-conflicts"], instances=f"{DIAG}@4..5", trials=2, out=out, jobs=2, timeout=10
-    )
+    with nq.executor_for(jobs=2) as executor:
+        records = nq.compare(
+            ["bitset-mrv", "min-conflicts"],
+            f"{DIAG}@4..5",
+            trials=2,
+            out=out,
+            executor=executor,
+            limits=nq.Limits(timeout=10),
+        )
     assert len(records) == 8
     for record in records:
         assert record["source"].startswith(str(DIAG)) and len(record["instance"]) == 12
@@ -378,7 +386,7 @@ def test_compare_on_instances_records_name_them(tmp_path: Path) -> None:
         if record["status"] == "solved":
             queens = record["queens"]
             assert all([c, queens[c]] not in record["blocked"] for c in range(10))
-    again = nq.compare(["bitset-mrv", "min-conflicts"], instances=f"{DIAG}@4..5", trials=2, out=out, resume=True)
+    again = nq.compare(["bitset-mrv", "min-conflicts"], f"{DIAG}@4..5", trials=2, out=nq.ResultsFile(out, resume=True))
     assert again == []  # every run is already in the file
     rebuilt = instances.problem_from_json(records[0], records[0]["source"])
     assert rebuilt.id == records[0]["instance"]

@@ -92,7 +92,7 @@ def test_a_run_does_not_depend_on_the_block_size(spec: str, monkeypatch: pytest.
         found = []
         for seed in range(4):
             for n, fixed, blocked in ((13, {}, []), (40, {}, []), (12, {0: 1}, [(3, 3), (3, 4), (4, 5)])):
-                result = nq.solve(spec, n, seed=seed, fixed=fixed, blocked=blocked, isolate=False)
+                result = nq.solve(spec, n, limits=nq.Limits(seed=seed), fixed=fixed, blocked=blocked, isolate=False)
                 found.append(
                     (
                         result.status,

@@ -33,7 +33,7 @@ def test_the_plugin_example_works_when_pasted(fake_distribution) -> None:
     entry = re.search(r'^(\S+) = "(\S+)"$', toml.split("[project.entry-points.nqueens]")[1].strip(), flags=re.MULTILINE)
     assert entry is not None
     fake_distribution("my-nqueens", {entry.group(1): entry.group(2)}, {entry.group(2): plugin})
-    result = nq.solve("random-permutations", 8, seed=1)
+    result = nq.solve("random-permutations", 8, limits=nq.Limits(seed=1))
     assert result.verified is True
     assert_contract("random-permutations")
 

@@ -73,7 +73,7 @@ def test_a_registered_solver_that_ignores_its_limit_is_killed_at_it() -> None:
             return Outcome(Status.GAVE_UP)
 
     with nq.register(Stubborn()):
-        result = nq.solve("stubborn", 8, timeout=0.5)
+        result = nq.solve("stubborn", 8, limits=nq.Limits(timeout=0.5))
     assert result.status is Status.TIMED_OUT and "killed" in (result.reason or "")
 
 
@@ -88,7 +88,7 @@ def test_a_registered_solver_that_never_returns_times_out_at_the_users_limit() -
 
     with nq.register(NeverReturns()):
         asked = time.monotonic()
-        result = nq.solve("never-returns", 8, timeout=1)
+        result = nq.solve("never-returns", 8, limits=nq.Limits(timeout=1))
         waited = time.monotonic() - asked
     assert result.status is Status.TIMED_OUT, result.reason
     assert "run cold" in (result.reason or ""), result.reason  # the record says why its time may hold a load
@@ -210,7 +210,7 @@ print("solve", nq.solve("permutations", 6).verified)
 counted = nq.count("permutations", 7)
 print("count", counted.solutions, counted.verified)
 print("no-solution", nq.solve("permutations", 3).status)
-result = nq.solve("stubborn", 8, timeout=0.5)
+result = nq.solve("stubborn", 8, limits=nq.Limits(timeout=0.5))
 print("stubborn", result.status, (result.output or "").strip())
 """
 

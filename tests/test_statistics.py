@@ -240,10 +240,10 @@ def test_solve_refuses_a_sweep(run_cli) -> None:
 
 
 def test_a_result_draws_itself_in_a_notebook() -> None:
-    result = nq.solve("min-conflicts", 8, seed=2)
+    result = nq.solve("min-conflicts", 8, limits=nq.Limits(seed=2))
     svg = result._repr_svg_()
     assert svg is not None and svg.startswith("<svg") and svg.count("<circle") == 8 and 'class="attacked"' not in svg
-    stuck = nq.solve("steepest-ascent", 8, seed=0)
+    stuck = nq.solve("steepest-ascent", 8, limits=nq.Limits(seed=0))
     assert stuck.status == "gave-up"
     attacked = stuck._repr_svg_()
     assert attacked is not None and 'class="attacked"' in attacked  # its queens under attack are ringed
@@ -265,7 +265,13 @@ def test_records_become_a_dataframe(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def comparison(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("report") / "runs.jsonl"
-    nq.compare(["min-conflicts", "steepest-ascent", "backtracking"], [6, 8, 10], trials=4, out=str(out), timeout=5)
+    nq.compare(
+        ["min-conflicts", "steepest-ascent", "backtracking"],
+        [6, 8, 10],
+        trials=4,
+        out=str(out),
+        limits=nq.Limits(timeout=5),
+    )
     return out
 
 

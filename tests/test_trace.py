@@ -43,7 +43,7 @@ TRACED = [
 def test_a_trace_replays_to_the_final_board(spec: str) -> None:
     n = 6 if spec.startswith("british-museum") else 8
     for seed in range(3):
-        result = nq.solve(spec, n, seed=seed, trace=True, timeout=20)
+        result = nq.solve(spec, n, limits=nq.Limits(seed=seed, timeout=20), trace=True)
         assert result.trace is not None and result.trace.events, (spec, seed)
         boards = list(replay(n, result.trace.events))
         if result.queens is not None:
@@ -56,7 +56,7 @@ def test_a_trace_replays_to_the_final_board(spec: str) -> None:
 )
 def test_traces_start_from_the_fixed_queens_and_avoid_blocked_squares(spec: str) -> None:
     fixed, blocked = {0: 2, 5: 6}, [(3, 3), (4, 4), (2, 0)]  # two solutions
-    result = nq.solve(spec, 8, fixed=fixed, blocked=blocked, trace=True, seed=1, timeout=20)
+    result = nq.solve(spec, 8, fixed=fixed, blocked=blocked, trace=True, limits=nq.Limits(seed=1, timeout=20))
     assert result.solved and result.trace is not None
     boards = list(replay(8, result.trace.events, fixed))
     assert boards[-1] == [int(r) for r in result.queens]
@@ -67,7 +67,10 @@ def test_traces_start_from_the_fixed_queens_and_avoid_blocked_squares(spec: str)
 
 def test_a_traced_run_is_the_same_run(tmp_path: Path) -> None:
     for spec in ("min-conflicts", "simulated-annealing", "swap-search", "random-restart"):
-        plain, traced = nq.solve(spec, 16, seed=4), nq.solve(spec, 16, seed=4, trace=True)
+        plain, traced = (
+            nq.solve(spec, 16, limits=nq.Limits(seed=4)),
+            nq.solve(spec, 16, limits=nq.Limits(seed=4), trace=True),
+        )
         assert list(plain.queens) == list(traced.queens) and plain.iterations == traced.iterations, spec
 
 
@@ -109,7 +112,7 @@ def test_bad_trace_input_is_one_line(tmp_path: Path, run_cli, args: list[str], w
 
 @needs_chromium
 def test_the_animation_page_runs_in_chromium(tmp_path: Path, run_cli) -> None:
-    nq.solve("min-conflicts", 12, seed=1, trace=tmp_path / "run.json")
+    nq.solve("min-conflicts", 12, limits=nq.Limits(seed=1), trace=tmp_path / "run.json")
     page = tmp_path / "run.html"
     assert run_cli("animate", str(tmp_path / "run.json"), "-o", str(page))[0] == 0
     pixels, console = render_in_chromium(page, 700, 900)
@@ -119,7 +122,7 @@ def test_the_animation_page_runs_in_chromium(tmp_path: Path, run_cli) -> None:
 
 
 def test_nq_animation_shows_a_traced_run_and_saves_it_as_the_command_does(tmp_path: Path, run_cli) -> None:
-    traced = nq.solve("min-conflicts", 8, seed=2, trace=tmp_path / "run.json")
+    traced = nq.solve("min-conflicts", 8, limits=nq.Limits(seed=2), trace=tmp_path / "run.json")
     shown = nq.animation(traced)
     assert shown.frames == len(traced.trace.events)  # from the initial board on: its first event
     assert shown._repr_html_().startswith("<iframe srcdoc=") and "&lt;svg" in shown._repr_html_()
@@ -128,7 +131,7 @@ def test_nq_animation_shows_a_traced_run_and_saves_it_as_the_command_does(tmp_pa
     assert (tmp_path / "api.html").read_text() == (tmp_path / "cli.html").read_text()
     assert nq.animation(tmp_path / "run.json").frames == shown.frames
     with pytest.raises(nq.BadInput, match="this run was not traced: solve it with trace=True"):
-        nq.animation(nq.solve("min-conflicts", 8, seed=2))
+        nq.animation(nq.solve("min-conflicts", 8, limits=nq.Limits(seed=2)))
 
 
 # --- step 0 is where the search starts ----------------------------------------------------------------
@@ -140,7 +143,7 @@ def test_a_local_search_opens_on_its_initial_board_and_a_constructive_one_on_the
     """A local search starts from a whole board (its first event): step 0 is that board, not the empty
     board the replay begins with, which the search was never in. A constructive search's step 0 is the
     empty board (or the fixed queens alone), which is where it truly starts. The page says which."""
-    local = trace_document(nq.solve("min-conflicts", 12, seed=2, trace=True))
+    local = trace_document(nq.solve("min-conflicts", 12, limits=nq.Limits(seed=2), trace=True))
     frames = frames_of(local)
     assert frames[0] == local["events"][0][1] and -1 not in frames[0]  # every column has its queen
     assert len(frames) == len(local["events"])
@@ -168,7 +171,7 @@ def test_the_gif_plots_cost_against_the_step(tmp_path: Path, monkeypatch: pytest
 
     monkeypatch.setattr(Axes, "set", recording)
     monkeypatch.setattr("nqueens_plugins.views.animate.GIF_FRAMES", 5)  # a sample: frame 4 is the last step
-    document = trace_document(nq.solve("min-conflicts", 8, seed=2, trace=True))
+    document = trace_document(nq.solve("min-conflicts", 8, limits=nq.Limits(seed=2), trace=True))
     assert animate(document, tmp_path / "run.gif") == 5
     assert {"xlabel": "step", "ylabel": "attacking pairs"} in labelled
     assert (tmp_path / "run.gif").read_bytes().startswith(b"GIF8")
@@ -279,7 +282,7 @@ def test_a_huge_n_is_refused_before_anything_is_allocated(tmp_path: Path) -> Non
 
 def test_a_plugins_broken_trace_is_refused_by_the_api_too() -> None:
     """A traced result carries what the plugin reported: nq.animation checks it as it checks a file."""
-    result = nq.solve("min-conflicts", 8, seed=2, trace=True)
+    result = nq.solve("min-conflicts", 8, limits=nq.Limits(seed=2), trace=True)
     result.trace.events.append(("move", 8, 0))
     with pytest.raises(BadInput, match="event .* names no square of the 8x8 board"):
         nq.animation(result)
@@ -289,7 +292,7 @@ def test_a_trace_of_numpy_values_is_taken_as_its_plain_numbers() -> None:
     """A method may report numpy's integers and arrays (Trace.boards keeps boards as given): they are numbers."""
     import numpy as np
 
-    result = nq.solve("min-conflicts", 8, seed=2, trace=True)
+    result = nq.solve("min-conflicts", 8, limits=nq.Limits(seed=2), trace=True)
     result.trace.events[:] = [(kind, *(np.asarray(part) for part in rest)) for kind, *rest in result.trace.events]
     assert nq.animation(result).frames == len(result.trace.events)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nqueens_plugins.builtin.construction import construct
 from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
@@ -88,3 +90,23 @@ def test_large_board_is_checked_in_numpy() -> None:
     broken = board.copy()
     broken[[10, 11]] = broken[[11, 10]]
     assert board_error(200_003, broken) is not None
+
+
+def brute_force_error_free(n: int, queens: list[int], blocked: set[tuple[int, int]]) -> bool:
+    """A solution by the definition, pair by pair: no two queens on a row or diagonal, none on a blocked square."""
+    pairs = ((a, b) for a in range(n) for b in range(a + 1, n))
+    attacks = any(queens[a] == queens[b] or abs(queens[a] - queens[b]) == b - a for a, b in pairs)
+    return not attacks and not any((c, r) in blocked for c, r in enumerate(queens))
+
+
+@given(st.data())
+def test_the_verifier_agrees_with_brute_force_on_blocked_boards(data: st.DataObject) -> None:
+    """Both ways of matching blocked squares (a set looked up queen by queen, squares matched as an array)
+    give the brute force's answer and the same reason."""
+    n = data.draw(st.integers(1, 7))
+    queens = data.draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n))
+    squares = st.tuples(st.integers(-1, n), st.integers(0, n - 1))
+    blocked = data.draw(st.sets(squares, max_size=2 * n))
+    as_set, as_list = board_error(n, queens, None, frozenset(blocked)), board_error(n, queens, None, list(blocked))
+    assert as_set == as_list
+    assert (as_set is None) == brute_force_error_free(n, queens, blocked)

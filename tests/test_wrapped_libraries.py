@@ -86,7 +86,7 @@ def test_a_library_with_no_time_limit_passes_the_kit_once_wrapped_as_the_guide_s
 def test_a_solver_that_never_stops_itself_is_stopped_at_its_limit_without_grace(wrapped: Path) -> None:
     import nqueens_plugins as nq
 
-    result = nq.solve("enumerator-host-stopped", 200, timeout=0.3)
+    result = nq.solve("enumerator-host-stopped", 200, limits=nq.Limits(timeout=0.3))
     assert result.status == "timed-out"
     assert (result.reason or "").startswith("stopped by the host at its 0.3 s limit after")
     assert nq.solve("enumerator-host-stopped", 8).verified is True  # the next run has a fresh worker

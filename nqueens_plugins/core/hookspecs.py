@@ -31,6 +31,7 @@ import pluggy
 from nqueens_plugins.core.solver import Solver
 
 PROJECT = "nqueens"
+ENTRY_POINT_GROUP = "nqueens"  # where a distribution names its plugin module: [project.entry-points.nqueens]
 
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)

@@ -8,30 +8,16 @@ is unverified (``judge.py`` verifies it, on the parent's side).
 
 from __future__ import annotations
 
-import hashlib
 import random
 import signal
 import time
 from collections.abc import Callable
 from typing import Any
 
+from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Budget, Problem, Trace
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
-
-
-def derive_seed(seed: int, solver: str, problem: Problem, trial: int) -> int:
-    """The seed of one run, from (seed, solver, instance, trial): stable across processes and runs.
-
-    A plain board is named by its n; any other instance by n and its content
-    hash, so instances of one size get different random streams. Variants of
-    one solver share the seed, so ``annealing[cooling=0.99]`` and plain
-    ``annealing`` start from the same random board: options are compared fairly.
-    """
-    instance = str(problem.n) if problem.is_plain else f"{problem.n}#{problem.id}"
-    digest = hashlib.sha256(f"{seed}|{solver}|{instance}|{trial}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
 
 MESSAGE_LIMIT = 2_000  # characters of a plugin's exception message kept in a record
 
@@ -71,9 +57,10 @@ def call_plugin(function: Callable[..., Any], *args: Any) -> tuple[Any, float, s
     return value, time.perf_counter() - start, None
 
 
-def execute(variant: Variant, problem: Problem, seed: int, trial: int, budget: Budget) -> Executed:
-    """Call the solver, catching anything it raises. The budget's clock starts here."""
-    rng = random.Random(derive_seed(seed, variant.name, problem, trial))
+def execute(variant: Variant, problem: Problem, limits: Limits, trial: int, budget: Budget) -> Executed:
+    """Call the solver, catching anything it raises. The budget's clock starts here; the run's random
+    stream is seeded from (seed, solver, instance, trial) (``Limits.seed_for``)."""
+    rng = random.Random(limits.seed_for(variant.name, problem, trial))
     budget = budget.restarted()
     outcome, seconds, error = call_plugin(variant.solver.solve, problem, rng, budget, dict(variant.options))
     return Executed(outcome, seconds, error, trace=budget.trace)
@@ -99,4 +86,5 @@ def perform(task: Task) -> Executed:
         budget = Budget(seconds)
         return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
     steps = Trace(task.problem.n) if task.trace else None
-    return execute(task.variant, task.problem, task.seed, task.trial, Budget(seconds, task.max_iterations, trace=steps))
+    budget = Budget(seconds, task.limits.max_iterations, trace=steps)
+    return execute(task.variant, task.problem, task.limits, task.trial, budget)

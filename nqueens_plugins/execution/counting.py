@@ -102,8 +102,8 @@ def count_pieces(
 ) -> CountResult:
     """Count the pieces not finished yet, add them to the finished ones, verify the total."""
     start = time.perf_counter()
-    if task.timeout is not None and task.deadline is None:
-        task = replace(task, deadline=time.time() + max(0.0, task.timeout - plan.seconds))
+    if task.limits.timeout is not None and task.deadline is None:
+        task = replace(task, deadline=time.time() + max(0.0, task.limits.timeout - plan.seconds))
     preparing = 0.0  # the longest preparation of a worker for these pieces: they prepare side by side
     total = iterations = done = 0
     counters: dict[str, int] = {}  # the pieces' whole-number counters, added up

@@ -14,7 +14,7 @@ import atexit
 import threading
 from importlib import metadata
 
-from nqueens_plugins.execution.probe import ENTRY_POINT_GROUP
+from nqueens_plugins.core.hookspecs import ENTRY_POINT_GROUP
 from nqueens_plugins.execution.service import LocalExecutor
 from nqueens_plugins.execution.tasks import Executed, Task
 

@@ -9,6 +9,7 @@ what it was given is still judged on the host's own.
 
 from __future__ import annotations
 
+from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import Budget, Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.calls import execute, execute_count
@@ -17,24 +18,18 @@ from nqueens_plugins.execution.tasks import check_countable, check_runnable, sta
 
 
 def run(
-    variant: Variant,
-    problem: Problem,
-    *,
-    seed: int = 0,
-    trial: int = 0,
-    timeout: float | None = None,
-    max_iterations: int | None = None,
-    trace: bool = False,
+    variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, trial: int = 0, trace: bool = False
 ) -> Result:
-    """Solve in this process and verify."""
+    """Solve in this process and verify (``limits.memory`` and ``prepare_timeout`` need a worker: unused)."""
     check_runnable(variant, problem)
     steps = start_trace(variant, problem) if trace else None
-    executed = execute(variant, problem.copy(), seed, trial, Budget(timeout, max_iterations, trace=steps))
-    return judge(variant, problem, seed, trial, executed)
+    budget = Budget(limits.timeout, limits.max_iterations, trace=steps)
+    executed = execute(variant, problem.copy(), limits, trial, budget)
+    return judge(variant, problem, limits, trial, executed)
 
 
-def count(variant: Variant, problem: Problem, *, unique: bool = False, timeout: float | None = None) -> CountResult:
+def count(variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, unique: bool = False) -> CountResult:
     """Count in this process and verify."""
     check_countable(variant, problem, unique)
-    executed = execute_count(variant, problem.copy(), unique, Budget(timeout))
+    executed = execute_count(variant, problem.copy(), unique, Budget(limits.timeout))
     return judge_count(variant, problem, unique, executed)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Count, Outcome, Problem, Status, Trace
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import verify_count, verify_outcome
@@ -47,6 +48,12 @@ class Result:
     output_bytes: int = 0  # how much it printed
     complete: bool | None = None  # the solver is complete (it can prove no solution exists); None: not recorded
     trace: Trace | None = None  # the steps, when traced (not part of the record)
+    limits: Limits | None = None  # what the run was allowed (its record's ``timeout``); None: not known
+
+    @property
+    def timeout(self) -> float | None:
+        """The run's time limit, which an unsolved run is censored at (None: no limit, or not known)."""
+        return None if self.limits is None else self.limits.timeout
 
     @property
     def n(self) -> int:
@@ -78,7 +85,7 @@ class Result:
         """A JSON-ready dict (the fields of a run record); queens are left out above QUEENS_KEPT_UP_TO unless
         ``keep_queens``."""
         keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("problem", "trace")}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("problem", "trace", "limits")}
         data.update(instance_fields(self.problem))
         data["queens"] = self.queens.tolist() if keep and self.queens is not None else None
         data["options"] = dict(self.options)
@@ -118,15 +125,16 @@ class CountResult:
 Answer = Result | CountResult
 
 
-def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: Executed) -> Result:
-    """Verify what a solver returned and make the result of the run."""
+def judge(variant: Variant, problem: Problem, limits: Limits, trial: int, executed: Executed) -> Result:
+    """Verify what a solver returned and make the result of the run (which keeps the limits it ran under)."""
     base: dict[str, Any] = {
         "solver": variant.label,
         "name": variant.name,
         "options": dict(variant.given),
         "problem": problem,
-        "seed": seed,
+        "seed": limits.seed,
         "trial": trial,
+        "limits": limits,
         "seconds": executed.seconds,
         "prepare_seconds": executed.prepare_seconds,
         "output": executed.output,
@@ -153,7 +161,7 @@ def judge(variant: Variant, problem: Problem, seed: int, trial: int, executed: E
     )
 
 
-def refusal(variant: Variant, problem: Problem, seed: int, reason: str) -> Result:
+def refusal(variant: Variant, problem: Problem, limits: Limits, reason: str) -> Result:
     """The result of a board the solver refused before any run (``check_runnable``): a fact of the
     comparison, kept with its reason, not a run and not a failure."""
     return Result(
@@ -161,8 +169,9 @@ def refusal(variant: Variant, problem: Problem, seed: int, reason: str) -> Resul
         name=variant.name,
         options=dict(variant.given),
         problem=problem,
-        seed=seed,
+        seed=limits.seed,
         trial=0,
+        limits=limits,
         status=Status.REFUSED,
         verified=None,
         reason=reason,
@@ -221,7 +230,7 @@ def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answe
     if task.kind == TaskKind.COUNT:
         answer = judge_count(task.variant, task.problem, task.unique, executed)
     else:
-        answer = judge(task.variant, task.problem, task.seed, task.trial, executed)
+        answer = judge(task.variant, task.problem, task.limits, task.trial, executed)
     if wall is not None:
         answer.overhead_seconds = max(0.0, wall - executed.seconds)
     if task.cold:

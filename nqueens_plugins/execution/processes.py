@@ -20,6 +20,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -32,6 +33,25 @@ def child_environment() -> dict[str, str]:
     process found them (a test's temporary site folder, a benchmark's sys.path insert included)."""
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    return environment
+
+
+# What the loading layer hands down for every worker to inherit, computed when a worker starts: the import
+# probes' refusals (``loading.discovery``), so a worker never imports a plugin whose import crashed a probe.
+# Execution finds no plugins itself; it only passes this on.
+_inherited: dict[str, Callable[[], str]] = {}
+
+
+def inherit(variable: str, value: Callable[[], str]) -> None:
+    """Every worker started from now on gets ``variable`` set to ``value()`` in its environment."""
+    _inherited[variable] = value
+
+
+def worker_environment() -> dict[str, str]:
+    """``child_environment`` and what the loading layer handed down for workers (``inherit``)."""
+    environment = child_environment()
+    for variable, value in _inherited.items():
+        environment[variable] = value()
     return environment
 
 

@@ -47,7 +47,6 @@ import abc
 import atexit
 import contextlib
 import itertools
-import json
 import os
 import subprocess
 import sys
@@ -64,7 +63,7 @@ import cloudpickle
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Status
-from nqueens_plugins.execution import probe, processes
+from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.judge import Answer, conclude
 from nqueens_plugins.execution.output import CapturedOutput
 from nqueens_plugins.execution.tasks import Executed, Task
@@ -88,7 +87,7 @@ def killed(task: Task, elapsed: float) -> Executed:
     if task.deadline is not None:
         limit = "its job's deadline"  # a piece of a split count: the whole count's limit
     else:
-        limit = f"its {task.timeout if task.timeout is not None else 0.0:g} s limit"
+        limit = f"its {task.limits.timeout if task.limits.timeout is not None else 0.0:g} s limit"
     if not grace(task):
         reason = f"stopped by the host at {limit} after {elapsed:.2f} s (the solver does not stop itself)"
     else:
@@ -100,7 +99,7 @@ def unprepared(task: Task, elapsed: float, warming_up: bool) -> Executed:
     """A solver whose preparation outlasted its own limit: an ``error`` (the run never started)."""
     where = "in its warm_up" if warming_up else "importing its plugin and rebuilding it"
     reason = (
-        f"preparing the solver took more than {task.prepare_timeout:g} s ({where}) and was stopped; "
+        f"preparing the solver took more than {task.limits.prepare_timeout:g} s ({where}) and was stopped; "
         "the run never started (allow more with --prepare-timeout)"
     )
     return Executed(None, 0.0, reason, status=Status.ERROR, prepare_seconds=elapsed)
@@ -168,9 +167,7 @@ class WorkerProcess:
     def __init__(self) -> None:
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
-        environment = processes.child_environment()
-        # The plugins whose import crashed a probe here are not imported there either.
-        environment[probe.INHERITED_VARIABLE] = json.dumps(probe.installed_refusals())
+        environment = processes.worker_environment()  # the plugins refused here are refused there too
         self.log = log_path()
         self.output = CapturedOutput()  # its stdout and stderr: what plugins print stays out of the terminal
         self.scratch = processes.scratch_folder()  # its TMPDIR, removed when it ends (kill, or its own end)
@@ -240,11 +237,11 @@ class WorkerProcess:
             return float("inf")
         task = self.tasks[0]
         if not self.running:  # preparing its solver: the preparation's own limit, never the run's
-            end = self.started + task.prepare_timeout + KILL_GRACE
+            end = self.started + task.limits.prepare_timeout + KILL_GRACE
             if self.in_default_warm_up():
                 end = min(end, self.warm_up_began + self.warm_up_limit)
             return end
-        end = float("inf") if task.timeout is None else self.started + task.timeout
+        end = float("inf") if task.limits.timeout is None else self.started + task.limits.timeout
         if task.deadline is not None:
             job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
             end = min(end, time.perf_counter() + job_end - time.time())

@@ -18,18 +18,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
 from nqueens_plugins.core.solver import Solver, Variant
 
-# Seconds a worker may take to prepare a solver (rebuild it, import its plugin, run its untimed
-# warm-up) by default. Generous: a first numba compilation or a heavy import takes seconds.
-PREPARE_TIMEOUT = 120.0
 # The default warm-up (a 4x4 solve, ``Solver.warm_up``) only guesses what a first call loads; on a sane
 # solver it ends in milliseconds once the plugin is imported, and one that does not end is a solver that
 # ignores its budget: exactly the kind the user's time limit is for. So for a run with a time limit it
 # gets half that limit, within these bounds; past it the worker is ended and the solver runs cold in a new
 # one, under the run's own limit (a hung warm-up costs at most half again the time the user allowed). A
-# solver that truly loads for long on its first call says so by overriding ``warm_up`` (PREPARE_TIMEOUT).
+# solver that truly loads for long on its first call says so by overriding ``warm_up`` (``Limits.prepare_timeout``).
 DEFAULT_WARM_UP_SHORTEST = 0.5
 DEFAULT_WARM_UP_LONGEST = 5.0
 
@@ -46,29 +44,26 @@ class TaskKind(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Task:
-    """One call into plugin code: solve or count ``problem`` with ``variant``, under these limits."""
+    """One call into plugin code: solve or count ``problem`` with ``variant``, under ``limits``."""
 
     kind: TaskKind
     variant: Variant
     problem: Problem
-    seed: int = 0
+    limits: Limits
     trial: int = 0
-    timeout: float | None = None
-    max_iterations: int | None = None
     unique: bool = False
     part: Any = None  # the piece a count-part task counts (whatever count_parts made); an export's format
     deadline: float | None = None  # wall clock (time.time()) by which the whole job it is part of must end
-    memory: int | None = None  # bytes the solver call may allocate beyond what its worker already holds
     trace: bool = False  # record the run's steps (Trace); the solver must trace and n be small
-    prepare_timeout: float = PREPARE_TIMEOUT  # the limit on preparing its solver, if its worker must
     cold: bool = False  # run without the warm-up: its default warm-up did not end (default_warm_up_limit)
 
     def seconds_left(self) -> float | None:
         """The time limit this task's solver call gets: its own, cut short by its job's deadline."""
+        timeout = self.limits.timeout
         if self.deadline is None:
-            return self.timeout
+            return timeout
         left = max(0.0, self.deadline - time.time())
-        return left if self.timeout is None else min(self.timeout, left)
+        return left if timeout is None else min(timeout, left)
 
     def default_warm_up_limit(self) -> float | None:
         """Seconds its solver's default warm-up may take (None: only ``prepare_timeout``, for a run with no
@@ -84,27 +79,31 @@ class Task:
         return type(self.variant.solver).warm_up is Solver.warm_up
 
     @classmethod
-    def solve(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
+    def solve(
+        cls, variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, trial: int = 0, trace: bool = False
+    ) -> Task:
         """A solve task, refused (BadInput) if the variant cannot take the problem or cannot trace it."""
         check_runnable(variant, problem)
-        if kwargs.get("trace"):
+        if trace:
             start_trace(variant, problem)
-        return cls(TaskKind.SOLVE, variant, problem, **kwargs)
+        return cls(TaskKind.SOLVE, variant, problem, limits, trial=trial, trace=trace)
 
     @classmethod
-    def export(cls, variant: Variant, problem: Problem, format: str, **kwargs: Any) -> Task:
+    def export(cls, variant: Variant, problem: Problem, format: str, limits: Limits) -> Task:
         """An export task, refused (BadInput) if the variant cannot take the problem or write ``format``."""
         if format not in variant.solver.exports:
             offered = ", ".join(variant.solver.exports) or "none"
             raise BadInput(f"{variant.name} does not export {format} (it exports: {offered})")
         check_runnable(variant, problem)
-        return cls(TaskKind.EXPORT, variant, problem, part=format, **kwargs)
+        return cls(TaskKind.EXPORT, variant, problem, limits, part=format)
 
     @classmethod
-    def count(cls, variant: Variant, problem: Problem, **kwargs: Any) -> Task:
+    def count(
+        cls, variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, unique: bool = False
+    ) -> Task:
         """A count task, refused (BadInput) if the variant cannot make that count."""
-        check_countable(variant, problem, kwargs.get("unique", False))
-        return cls(TaskKind.COUNT, variant, problem, **kwargs)
+        check_countable(variant, problem, unique)
+        return cls(TaskKind.COUNT, variant, problem, limits, unique=unique)
 
 
 @dataclass

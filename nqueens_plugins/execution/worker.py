@@ -190,15 +190,15 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             continue
         if task is None:
             return
-        with memory_limit(task.memory):  # the warm-up is plugin code too
+        with memory_limit(task.limits.memory):  # the warm-up is plugin code too
             prepared, failed = preparations.prepare(task, rebuilding, writer)
             if prepared is not None and failed is None:
                 printed.forget()  # what preparing printed is not the run's (unless preparing failed)
             outcome = failed or perform(preparations.with_time_back(task))
         printed.measure(outcome)
         outcome.prepare_seconds = prepared
-        if task.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
-            outcome.error += f" (over its --memory limit of {format_bytes(task.memory)})"
+        if task.limits.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
+            outcome.error += f" (over its --memory limit of {format_bytes(task.limits.memory)})"
         spared = watchdog.running() if watchdog is not None else None
         if set(processes.children(os.getpid())) - {spared}:  # a plugin's processes do not outlive its call
             processes.kill_descendants(os.getpid(), spare=spared)

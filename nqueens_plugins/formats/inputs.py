@@ -1,4 +1,4 @@
-"""Formats layer, parent side: what users type. Sizes, size lists, fixed queens, blocked squares, limits, output paths.
+"""Formats layer, parent side: what users type. Sizes, size lists, fixed queens, blocked squares (limits: ``core.limits``).
 
 Every failure is a BadInput.
 
@@ -8,8 +8,6 @@ with the same words.
 
 from __future__ import annotations
 
-import math
-import operator
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -44,62 +42,10 @@ def parse_size(value: object) -> int:
 RANGE = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*(?::\s*([0-9]+)\s*)?$")
 
 
-def whole_number(value: object, what: str, minimum: int | None = None) -> int:
-    """An API argument that must be an int (not a bool, str or float): BadInput otherwise."""
-    if isinstance(value, bool):
-        raise BadInput(f"{what} must be a whole number, not {value!r}")
-    if not isinstance(value, int):
-        try:
-            value = operator.index(value)  # type: ignore[arg-type]  # numpy integers are fine
-        except TypeError:
-            raise BadInput(f"{what} must be a whole number, not {value!r}") from None
-    if minimum is not None and value < minimum:
-        raise BadInput(f"{what} must be at least {minimum}, not {value}")
-    return int(value)
-
-
-def time_limit(value: object, what: str = "timeout") -> float | None:
-    """An API time limit: None (no limit) or a positive, finite number of seconds."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise BadInput(f"{what} must be a positive number of seconds or None, not {value!r}")
-    return float(value)
-
-
-def preparation_limit(value: object) -> float:
-    """The limit on preparing a solver in a worker: a positive, finite number of seconds (never None:
-    a preparation that never ends would hold its run forever)."""
-    if value is None:
-        raise BadInput("prepare_timeout must be a positive number of seconds, not None")
-    limit = time_limit(value, "prepare_timeout")
-    assert limit is not None
-    return limit
-
-
 def solver_spec(value: object) -> str:
     if not isinstance(value, str):
         raise BadInput(f"a solver is named by a string such as 'min-conflicts', not {value!r}")
     return value
-
-
-MEMORY_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
-                "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}  # fmt: skip
-
-
-def parse_memory(value: object) -> int:
-    """A memory size: bytes as a whole number, or with a binary unit: 512M, 1.5G, 2GiB."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        size = value
-    else:
-        match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([a-zA-Z]{0,3})\s*", str(value))
-        unit = match.group(2).lower() if match else ""
-        if match is None or unit not in MEMORY_UNITS:
-            raise BadInput(f"memory takes a size such as 512M or 2G, not {value!r}")
-        size = int(float(match.group(1)) * MEMORY_UNITS[unit])
-    if size < 1 << 20:
-        raise BadInput(f"memory limit must be at least 1M, not {value!r}")
-    return size
 
 
 def parse_sizes(text: str) -> list[int]:

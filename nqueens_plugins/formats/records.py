@@ -643,6 +643,28 @@ CACHED_UP_TO = 64  # boards this small (and their fixed and blocked squares) rep
 cached_verdict = functools.lru_cache(maxsize=1024)(verdict)
 
 
+@dataclass(frozen=True)
+class ResultsFile:
+    """Where a comparison appends its records: ``path``; ``resume`` continues the comparison it holds
+    (runs already there are not made again); ``command`` is the command line its header keeps."""
+
+    path: Path
+    resume: bool = False
+    command: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(self.path))  # a str is a path too
+
+    @classmethod
+    def of(cls, out: str | Path | ResultsFile) -> ResultsFile:
+        """A results file named by a path, or given whole."""
+        if isinstance(out, ResultsFile):
+            return out
+        if not isinstance(out, (str, Path)) or not str(out):
+            raise BadInput(f"out is a file's path or nq.ResultsFile(path, resume=True), not {out!r}")
+        return cls(Path(out))
+
+
 class ResultsWriter:
     """Appends one JSON line per record and flushes it, so a kill loses nothing finished."""
 
@@ -655,7 +677,8 @@ class ResultsWriter:
         exists = path.exists() and path.stat().st_size > 0
         if exists and not resume:
             raise BadInput(
-                f"{str(path)!r} already exists: add --resume (resume=True in Python) to continue it, or choose another --out (out=)"
+                f"{str(path)!r} already exists: add --resume (from Python: out=nq.ResultsFile(path, resume=True)) to "
+                "continue it, or choose another --out (out=)"
             )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ Loading order and isolation:
 
 1. Installed plugins, from the entry point group ``nqueens``, one entry point at
    a time. Each is first imported once in a throwaway process (``probe.py``,
-   cached per environment): a plugin whose import crashes its importer is
+   cached per environment; ``discovery.py`` finds them): a plugin whose import crashes its importer is
    reported and never imported here. pluggy's own ``load_setuptools_entrypoints`` stops at the first
    plugin that fails to import; here a failing plugin becomes a ``LoadError``
    (plugin, distribution, version, message) and loading goes on.
@@ -42,12 +42,11 @@ import pluggy
 
 from nqueens_plugins.core import hookspecs
 from nqueens_plugins.core.solver import Solver, parse_spec, split_specs
-from nqueens_plugins.execution import probe
-from nqueens_plugins.execution.probe import disabled_plugins, installed_entry_points
-from nqueens_plugins.loading import session
+from nqueens_plugins.loading import probe, session
+from nqueens_plugins.loading.discovery import DISABLE_VARIABLE, disabled_plugins, installed_entry_points
 from nqueens_plugins.loading.registry import LoadError, PluginRegister, Registry, Source
 
-DISABLE_VARIABLE = probe.DISABLE_VARIABLE  # named here too, for users of the loader
+_ = DISABLE_VARIABLE  # named here too, for users of the loader (host.DISABLE_VARIABLE)
 
 # One module per family of methods; each is an ordinary plugin.
 BUILTIN_PLUGINS: tuple[str, ...] = (
@@ -91,6 +90,7 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
     verdicts = probe.verdicts(wanted) if wanted else {}
     refused = {name: verdict.refused for name, verdict in verdicts.items() if verdict.refused}
     registry.probe_refusals = refused
+    registry.probe_failures = sorted({verdict.host_failure for verdict in verdicts.values() if verdict.host_failure})
     for entry_point in wanted:
         dist = entry_point.dist
         source = Source(entry_point.name, dist.name if dist else None, dist.version if dist else None)

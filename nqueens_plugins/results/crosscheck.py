@@ -18,14 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.limits import CROSS_CHECK_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
 from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.service import Executor, given_or_local
-from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task, TaskKind, check_runnable
+from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.formats.published import published_answer, read_results
+
+CROSS_CHECK_LIMITS = Limits(timeout=CROSS_CHECK_TIMEOUT)  # a cross-check's limits when none are given
 
 
 @dataclass
@@ -55,12 +58,9 @@ def cross_check_sizes(
     variants: Sequence[Variant],
     sizes: Sequence[int],
     *,
-    seed: int = 0,
-    timeout: float | None = 10.0,
+    limits: Limits = CROSS_CHECK_LIMITS,
     jobs: int = 0,
     executor: Executor | None = None,
-    memory: int | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
 ) -> list[Check]:
     """Every counting variant counts each n and every variant solves it, all in one isolated batch.
 
@@ -69,7 +69,6 @@ def cross_check_sizes(
     """
     tasks = []
     checks: list[Check] = []
-    limits: dict[str, Any] = {"timeout": timeout, "memory": memory, "prepare_timeout": prepare_timeout}
     for n in sizes:
         problem = make_problem(n)
         for variant in variants:
@@ -78,8 +77,8 @@ def cross_check_sizes(
                 checks.append(Check(n, variant.label, "solve", "skipped", "-", True, refusal))
                 continue
             if variant.counts:
-                tasks.append(Task(TaskKind.COUNT, variant, problem, **limits))
-            tasks.append(Task(TaskKind.SOLVE, variant, problem, seed=seed, **limits))
+                tasks.append(Task(TaskKind.COUNT, variant, problem, limits))
+            tasks.append(Task(TaskKind.SOLVE, variant, problem, limits))
     counted: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     solved: dict[int, list[tuple[Variant, Any]]] = {n: [] for n in sizes}
     for task, answer in run_tasks(tasks, jobs, executor):
@@ -191,14 +190,11 @@ def cross_check_instances(
     variants: Sequence[Variant],
     problems: Sequence[Problem],
     *,
-    seed: int = 0,
-    timeout: float | None = 10.0,
+    limits: Limits = CROSS_CHECK_LIMITS,
     counting: bool = False,
     expected: Mapping[str, bool] | None = None,
     jobs: int = 0,
     executor: Executor | None = None,
-    memory: int | None = None,
-    prepare_timeout: float = PREPARE_TIMEOUT,
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every variant that accepts it (isolated, one batch), then judge.
 
@@ -211,7 +207,6 @@ def cross_check_instances(
     """
     skipped: dict[str, str] = {}
     tasks = []
-    limits: dict[str, Any] = {"timeout": timeout, "memory": memory, "prepare_timeout": prepare_timeout}
     unique = list({problem.id: problem for problem in problems}.values())
     for problem in unique:
         for variant in variants:
@@ -220,9 +215,9 @@ def cross_check_instances(
             except BadInput as exc:
                 skipped.setdefault(variant.label, str(exc))
                 continue
-            tasks.append(Task(TaskKind.SOLVE, variant, problem, seed=seed, **limits))
+            tasks.append(Task(TaskKind.SOLVE, variant, problem, limits))
             if counting and variant.counts:
-                tasks.append(Task(TaskKind.COUNT, variant, problem, **limits))
+                tasks.append(Task(TaskKind.COUNT, variant, problem, limits))
     results: dict[str, list[Result]] = {problem.id: [] for problem in unique}
     counts: dict[str, dict[str, int | str]] = {problem.id: {} for problem in unique}
     for task, answer in run_tasks(tasks, jobs, executor):

@@ -4,72 +4,63 @@ The runs themselves go through the execution service (``service.py``:
 isolated, warm-started, killed from outside, verified in this process). Records
 are dicts in the results-file format that ``records.py`` owns, written and
 flushed as each run ends. Every run's seed is derived from (seed, solver,
-instance, trial), so the same grid gives the same records whatever the number
+instance, trial) (``Limits.seed_for``), so the same grid gives the same records whatever the number
 of jobs or the backend.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.limits import COMPARE_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.judge import Result, refusal
 from nqueens_plugins.execution.service import Executor, given_or_local
-from nqueens_plugins.execution.tasks import PREPARE_TIMEOUT, Task, TaskKind, check_runnable
-from nqueens_plugins.formats.inputs import make_problem
-from nqueens_plugins.formats.records import ResultsWriter, run_record
+from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+from nqueens_plugins.formats.records import ResultsFile, ResultsWriter, run_record
 from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.loading import host
 
-DEFAULT_TIMEOUT = 10.0
+COMPARE_LIMITS = Limits(timeout=COMPARE_TIMEOUT)  # a comparison's limits when none are given
 
 
 def run_key(task: Task) -> tuple[Any, ...]:
     """What makes two runs the same run (matches ``records.run_key`` of its record)."""
-    return (task.variant.label, task.problem.n, task.problem.id, task.trial, task.seed)
+    return (task.variant.label, task.problem.n, task.problem.id, task.trial, task.limits.seed)
 
 
 @dataclass
 class Grid:
-    """Which runs a comparison makes: solvers x (sizes or instances) x trials.
+    """Which runs a comparison makes: solvers x boards x trials, every run under ``limits``.
 
-    Sizes (or instances) outermost, so small boards finish first. ``instances``,
-    when given, take the place of ``sizes`` (and of ``fixed``).
+    Boards outermost, in the order given (sizes ascending put small boards first).
     """
 
     variants: Sequence[Variant]
-    sizes: Sequence[int] = ()
+    boards: Sequence[Problem] = ()
     trials: int = 1
-    seed: int = 0
-    timeout: float | None = DEFAULT_TIMEOUT  # None: no limit
-    fixed: Mapping[int, int] = field(default_factory=dict)
-    instances: Sequence[Problem] = ()
-    memory: int | None = None  # bytes a run may allocate beyond its worker's own
+    limits: Limits = COMPARE_LIMITS
     skip_refused: bool = False  # ("-s all") leave out, with a note, what a solver refuses, instead of recording it
     skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
     refused: list[tuple[Variant, Problem, str]] = field(default_factory=list)  # cells a named solver refused, and why
-    prepare_timeout: float = PREPARE_TIMEOUT  # seconds a worker may take to prepare a solver (untimed)
-    blocked: frozenset[tuple[int, int]] = frozenset()  # squares blocked on every board of ``sizes``
 
     def problems(self) -> list[Problem]:
-        if self.instances:
-            return list(self.instances)
-        if not self.sizes:
+        if not self.boards:
             raise BadInput("no board sizes or instances given")
-        return [make_problem(n, self.fixed, self.blocked) for n in self.sizes]
+        return list(self.boards)
 
     def describe(self) -> dict[str, Any]:
         """What the results file's header keeps, so that ``--resume`` can refuse another grid."""
         return {
-            "seed": self.seed,
-            "timeout": self.timeout,
+            "seed": self.limits.seed,
+            "timeout": self.limits.timeout,
             "trials": self.trials,
-            "memory": self.memory,
+            "memory": self.limits.memory,
             "solvers": [v.label for v in self.variants],
             "boards": [p.id for p in self.problems()],
         }
@@ -97,19 +88,7 @@ class Grid:
                     continue
                 takers.append(variant)
             for trial in range(self.trials):
-                tasks.extend(
-                    Task(
-                        TaskKind.SOLVE,
-                        v,
-                        problem,
-                        seed=self.seed,
-                        trial=trial,
-                        timeout=self.timeout,
-                        memory=self.memory,
-                        prepare_timeout=self.prepare_timeout,
-                    )
-                    for v in takers
-                )
+                tasks.extend(Task(TaskKind.SOLVE, v, problem, self.limits, trial=trial) for v in takers)
         if not tasks:
             reasons = dict.fromkeys([*self.skipped.values(), *(reason for _, _, reason in self.refused)])
             raise BadInput("no solver takes any of these boards: " + "; ".join(reasons))
@@ -122,25 +101,26 @@ class Grid:
 def stream(
     grid: Grid,
     *,
-    jobs: int = 0,
-    out: Path | None = None,
-    resume: bool = False,
+    out: ResultsFile | Path | None = None,
     keep_queens: bool = False,
-    command: str | None = None,
     executor: Executor | None = None,
     planned: Callable[[int], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield one record per run as it finishes, appending each to ``out`` first.
 
-    With ``resume``, runs already in ``out`` are not run again and are not
-    yielded. ``executor`` is a backend (default: local worker processes, ``jobs``
-    of them). ``planned(count)`` hears how many runs will be made before the
+    With ``out.resume``, runs already in the file are not run again and are not
+    yielded. ``executor`` is a backend (default: local worker processes, one
+    per core). ``planned(count)`` hears how many runs will be made before the
     first starts; ``warn(text)`` hears what the reader of ``out`` should know (a
-    damaged line skipped on resume).
+    damaged line skipped on resume). Each record's time limit is its own
+    result's (``Result.timeout``).
     """
     tasks = grid.runs()
-    writer = ResultsWriter(out, resume=resume, command=command, grid=grid.describe()) if out else None
+    results = ResultsFile.of(out) if out is not None else None
+    writer = None
+    if results is not None:
+        writer = ResultsWriter(results.path, resume=results.resume, command=results.command, grid=grid.describe())
     try:
         if writer:
             for warning in writer.warnings:
@@ -148,10 +128,10 @@ def stream(
                     warn(warning)
             tasks = [t for t in tasks if run_key(t) not in writer.done]
         sources = {r.solver.name: r.source for r in host.registry_for(v.name for v in grid.variants)}
-        refusals = [
-            run_record(refusal(variant, problem, grid.seed, reason).to_dict(), sources.get(variant.name), grid.timeout)
-            for variant, problem, reason in grid.refused
-        ]
+        refusals = []
+        for variant, problem, reason in grid.refused:
+            refused = refusal(variant, problem, grid.limits, reason)
+            refusals.append(run_record(refused.to_dict(), sources.get(variant.name), refused.timeout))
         if writer:  # a refusal already in the file (a resumed comparison) is kept once
             refusals = [r for r in refusals if record_key(r) not in writer.refused]
         if planned is not None:
@@ -160,12 +140,11 @@ def stream(
             if writer:
                 writer.write(record)
             yield record
-        with given_or_local(executor, jobs) as backend:
+        with given_or_local(executor, 0) as backend:
             for _, result in backend.map(tasks):
                 assert isinstance(result, Result)
-                record = run_record(
-                    result.to_dict(keep_queens=True if keep_queens else None), sources.get(result.name), grid.timeout
-                )
+                kept = result.to_dict(keep_queens=True if keep_queens else None)
+                record = run_record(kept, sources.get(result.name), result.timeout)
                 if writer:
                     writer.write(record)
                 yield record

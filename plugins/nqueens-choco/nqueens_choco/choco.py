@@ -59,9 +59,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins import BadInput, Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
-INSTALL_HINT = "choco needs pychoco (Choco through a GraalVM native image): pip install pychoco"
 CONSISTENCIES = ("AC", "BC", "DEFAULT", "AC_REGIN")
 # option value -> the pychoco backend function that sets it on the solver (None: Choco's default search)
 SEARCHES: dict[str, str | None] = {
@@ -80,6 +79,7 @@ SEARCHES: dict[str, str | None] = {
 RESTARTING_SEARCHES = ("activity",)  # Choco's activity-based search restarts by itself, without nogoods
 COUNT_SEARCH = "min-dom"  # what those count with: the fastest measured for enumeration
 AC_MAX_N = 1000  # at n = 2,000 one node's AC propagation takes about 0.5 s, unchecked by Choco's clock
+AC_TOO_LARGE = "one propagation outlasts any budget check beyond it"
 RESTARTS = ("none", "luby", "geometric")
 LUBY_SCALE = 500  # fails per unit of the Luby sequence
 GEOMETRIC_BASE, GEOMETRIC_GROWTH = 100, 1.5  # fails before the first restart, growth per restart
@@ -87,12 +87,6 @@ MAX_RESTARTS = 2**31 - 1  # a Java int: no cap
 MAX_LONG = 2**63 - 1  # Choco's counters are Java longs
 BUILD_CHECK_EVERY = 64  # columns built between clock reads
 MODEL_FILE = Path(__file__).with_name("nqueens.mzn")
-
-
-def pychoco_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pychoco") is None
 
 
 class OutOfBudget(Exception):
@@ -240,7 +234,7 @@ def dzn_text(problem: Problem) -> str:
     return f"n = {n};\nfixed = [{', '.join(map(str, fixed))}];\nblocked = [{sets}];\n"
 
 
-class Choco(Solver):
+class Choco(Adapter):
     name = "choco"
     runs_on = "Choco (GraalVM native image, in process)"
     family = "CP"
@@ -250,6 +244,14 @@ class Choco(Solver):
     supports_fixed = True
     supports_blocked = True
     exports = ("dzn",)
+    requires = (
+        Requirement(
+            "choco needs pychoco (Choco through a GraalVM native image): pip install pychoco", module="pychoco"
+        ),
+    )
+    size_limits = (  # every consistency but bounds consistency propagates per value
+        SizeLimit({c: AC_MAX_N for c in CONSISTENCIES if c != "BC"}, AC_TOO_LARGE, option="consistency"),
+    )
     max_n = 4000
     options = (
         Option("consistency", str, "AC", "allDifferent filtering (Choco's names)", choices=CONSISTENCIES),
@@ -257,16 +259,6 @@ class Choco(Solver):
         Option("restarts", str, "none", "restarts (with nogoods from restarts)", choices=RESTARTS),
         Option("lcg", bool, False, "lazy clause generation"),
     )
-
-    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if pychoco_missing():
-            return INSTALL_HINT
-        if options["consistency"] != "BC" and n > AC_MAX_N:
-            return (
-                f"choco[consistency={options['consistency']}] accepts n up to {AC_MAX_N:,} (one propagation "
-                f"outlasts any budget check beyond it); {n:,} is too large: consistency=BC takes up to {self.max_n:,}"
-            )
-        return super().precheck(n, options)
 
     def warm_up(self, options: Mapping[str, Any]) -> None:
         """Import pychoco (it starts the native image) and solve and count a small board, untimed.

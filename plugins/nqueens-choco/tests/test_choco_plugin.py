@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import re
 import shutil
 import subprocess
@@ -12,9 +11,7 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Budget, Problem, host
-from nqueens_plugins.core.verify import board_error
-from nqueens_plugins.formats.instances import diagonal_squares, load_one
+from nqueens_plugins import BadInput, Budget, Problem, Requirement, board_error
 from nqueens_plugins.testing import assert_contract
 
 DATA = Path(nq.__file__).parent / "data"
@@ -22,18 +19,7 @@ BLOCKED_28 = DATA / "blockedqueens.28.1449787894.param"  # satisfiable
 HARD_56 = DATA / "blockedqueens.56.1860451109.param"  # unsatisfiable, and Choco needs minutes for it
 # CSPLib's diag-10-4-1.param with its first 7 diagonals excluded: no solution (published).
 DEFAULTS = {"consistency": "AC", "search": "activity", "restarts": "none", "lcg": False}
-EXCLUDED_7 = diagonal_squares(10, [(4, 1), (2, 1), (14, 0), (8, 1), (8, 0), (7, 0), (3, 1)])
-
-
-def published_satisfiable(name: str) -> bool:
-    """The published answer of a shipped CSPLib Blocked n-Queens instance."""
-    _, n, identity = name.removesuffix(".param").split(".")
-    with gzip.open(DATA / "published-answers.txt.gz", "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            if fields[:3] == ["blocked", n, identity]:
-                return fields[3] == "1"
-    raise LookupError(name)
+EXCLUDED_7 = nq.problem_of(instance=f"{DATA / 'diag-10-4-1.param'}@7").blocked
 
 
 @pytest.mark.parametrize(
@@ -67,13 +53,13 @@ def test_activity_search_counts_with_min_dom() -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("choco")
+    registration = next(r for r in nq.solvers() if r.solver.name == "choco")
     assert (registration.source.plugin, registration.source.distribution) == ("choco", "nqueens-choco")
     assert registration.solver.family == "CP" and registration.solver.exports == ("dzn",)
 
 
 def test_listing_plugins_does_not_import_pychoco() -> None:
-    code = "import sys; from nqueens_plugins import host; host.registry(); print('pychoco' in sys.modules)"
+    code = "import sys; import nqueens_plugins as nq; nq.solvers(); print('pychoco' in sys.modules)"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         == "False"
@@ -93,16 +79,16 @@ def test_counts_completions_and_blocked_squares_like_the_bitboard() -> None:
 
 
 def test_blocked_instances_agree_with_their_published_answers() -> None:
-    problem = load_one(str(BLOCKED_28))
-    result = nq.solve("choco", instance=str(BLOCKED_28), timeout=20)
-    assert result.status == ("solved" if published_satisfiable(BLOCKED_28.name) else "no-solution")
+    problem = nq.problem_of(instance=str(BLOCKED_28))
+    result = nq.solve("choco", instance=str(BLOCKED_28), limits=nq.Limits(timeout=20))
+    assert result.status == ("solved" if nq.published_answer(problem.source, problem.n) else "no-solution")
     assert result.verified and all((c, r) not in problem.blocked for c, r in enumerate(result.queens))
-    excluded = nq.solve("choco", instance="diag-10-4-1.param@7", timeout=20)
+    excluded = nq.solve("choco", instance="diag-10-4-1.param@7", limits=nq.Limits(timeout=20))
     assert excluded.status == "no-solution" and excluded.verified  # held against the published answer
 
 
 def test_counters_come_from_the_statistics() -> None:
-    result = nq.solve("choco", 30, seed=4)
+    result = nq.solve("choco", 30, limits=nq.Limits(seed=4))
     assert result.solved and result.moves == 30
     assert result.iterations == result.counters["nodes"] > 0
     assert {"backtracks", "fails", "restarts", "choco_seconds"} <= set(result.counters)
@@ -111,10 +97,10 @@ def test_counters_come_from_the_statistics() -> None:
 
 
 def test_an_exhausted_budget_is_timed_out_never_no_solution() -> None:
-    assert nq.solve("choco", instance=str(HARD_56), timeout=0.3).status == "timed-out"
-    capped = nq.solve("choco", instance=str(HARD_56), max_iterations=50)
+    assert nq.solve("choco", instance=str(HARD_56), limits=nq.Limits(timeout=0.3)).status == "timed-out"
+    capped = nq.solve("choco", instance=str(HARD_56), limits=nq.Limits(max_iterations=50))
     assert capped.status == "timed-out" and capped.counters["nodes"] == 50  # Choco's node counter stopped it
-    assert nq.count("choco", 12, timeout=0.05).status == "timed-out"
+    assert nq.count("choco", 12, limits=nq.Limits(timeout=0.05)).status == "timed-out"
     # The criteria of the first call stay on the solver for the whole enumeration.
     from nqueens_choco.choco import Choco
 
@@ -123,9 +109,9 @@ def test_an_exhausted_budget_is_timed_out_never_no_solution() -> None:
 
 
 def test_random_search_follows_the_seed() -> None:
-    boards = {tuple(nq.solve("choco[search=random]", 30, seed=seed).queens) for seed in range(3)}
+    boards = {tuple(nq.solve("choco[search=random]", 30, limits=nq.Limits(seed=seed)).queens) for seed in range(3)}
     assert len(boards) > 1
-    again = [list(nq.solve("choco[search=random]", 30, seed=1).queens) for _ in range(2)]
+    again = [list(nq.solve("choco[search=random]", 30, limits=nq.Limits(seed=1)).queens) for _ in range(2)]
     assert again[0] == again[1]
 
 
@@ -168,11 +154,16 @@ def raw_choco(problem: Problem) -> list[int] | None:
 def test_export_is_what_choco_solves() -> None:
     from nqueens_choco.choco import Choco
 
-    cases = [load_one(str(BLOCKED_28)), Problem(3), Problem(8, {0: 2, 3: 1}), Problem(10, blocked=EXCLUDED_7)]
+    cases = [
+        nq.problem_of(instance=str(BLOCKED_28)),
+        Problem(3),
+        Problem(8, {0: 2, 3: 1}),
+        Problem(10, blocked=EXCLUDED_7),
+    ]
     for problem in cases:
         text = Choco().export(problem, {}, "dzn")
         assert read_dzn(text) == problem
-        run = nq.solve("choco", problem, timeout=20)
+        run = nq.solve("choco", problem, limits=nq.Limits(timeout=20))
         raw = raw_choco(read_dzn(text))
         assert run.status == ("solved" if raw is not None else "no-solution")
         assert raw is None or [int(q) for q in run.queens] == raw
@@ -223,9 +214,7 @@ def test_export_refuses_other_formats() -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_choco import choco
-
-    monkeypatch.setattr(choco, "pychoco_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install pychoco"):
         nq.solve("choco", 8)
 

@@ -58,11 +58,10 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from nqueens_plugins import BadInput, Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
 ENCODINGS = ("competition", "textbook")
 CONFIGURATIONS = ("auto", "frumpy", "jumpy", "tweety", "handy", "crafty", "trendy", "many")
-INSTALL_HINT = "clingo needs the clingo package: pip install clingo"
 
 # What cannot be interrupted, on this machine: gringo's grounding and clasp's preparation of
 # the ground program (the first moments of solve, before the search can be cancelled), in CPU
@@ -72,17 +71,12 @@ INSTALL_HINT = "clingo needs the clingo package: pip install clingo"
 SETUP_FIT = {"competition": (8.0e-6, 2.2), "textbook": (6.8e-7, 3.84)}
 # The largest board per encoding: set up in about 4 s here (past it a budget cannot stop it).
 MAX_N = {"competition": 400, "textbook": 56}
+TOO_LARGE = "grounding, which cannot be interrupted, would take more than about 4 s"
 SETUP_MARGIN = 2.0  # ground only when the budget holds twice the expected set-up time
 # Plain-board enumeration here, for count_seconds, CPU seconds per answer set: competition
 # 50 to 90 microseconds from n = 9 to 13 (n = 12, 14,200 of them, in 0.9 s; n = 13 in 3.6 s),
 # rounded up; textbook 0.8 ms at n = 8, about 3x more with each n (n = 10 in 4.2 s).
 SECONDS_PER_MODEL = {"competition": (1.0e-4, 1.0), "textbook": (8.0e-4, 3.0)}  # (at n <= 8, growth per n)
-
-
-def clingo_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("clingo") is None
 
 
 @functools.cache
@@ -182,7 +176,7 @@ def read_queens(symbols: list[Any], n: int) -> list[int]:
     return queens
 
 
-class Clingo(Solver):
+class Clingo(Adapter):
     name = "clingo"
     runs_on = "clingo (gringo + clasp, C++)"
     family = "ASP"
@@ -191,6 +185,8 @@ class Clingo(Solver):
     can_count = True  # by enumeration; the answer sets are the boards (see count_seconds)
     supports_fixed = True
     supports_blocked = True
+    requires = (Requirement("clingo needs the clingo package: pip install clingo", module="clingo"),)
+    size_limits = (SizeLimit(MAX_N, TOO_LARGE, option="encoding"),)
     max_n = max(MAX_N.values())
     exports = ("asp",)
     options = (
@@ -209,17 +205,6 @@ class Clingo(Solver):
             choices=CONFIGURATIONS,
         ),
     )
-
-    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if clingo_missing():
-            return INSTALL_HINT
-        encoding = options["encoding"]
-        if n > MAX_N[encoding]:
-            return (
-                f"clingo[encoding={encoding}] accepts n up to {MAX_N[encoding]}: grounding n = {n:,} would take "
-                f"about {setup_seconds(n, encoding):,.0f} s, and cannot be interrupted"
-            )
-        return super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         started = time.perf_counter()
@@ -260,16 +245,14 @@ class Clingo(Solver):
         status = Status.SOLVED if result.exhausted else Status.TIMED_OUT
         return Count(status, found, False, int(counters["choices"]), counters)
 
-    def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
-        """About how long enumerating a plain board takes here (None for other instances)."""
-        from nqueens_plugins.core.verify import A000170
-
-        if not problem.is_plain:
-            return None
-        n = problem.n
-        solutions = float(A000170[n]) if n < len(A000170) else A000170[-1] * 10.5 ** (n - len(A000170) + 1)
+    def seconds_per_solution(self, n: int, options: Mapping[str, Any]) -> float:
+        """CPU seconds per answer set when clasp enumerates a plain board here (``count_seconds``)."""
         per_model, growth = SECONDS_PER_MODEL[options["encoding"]]
-        return solutions * per_model * growth ** max(0, n - 8) + setup_seconds(n, options["encoding"])
+        return per_model * growth ** max(0, n - 8)
+
+    def count_setup_seconds(self, n: int, options: Mapping[str, Any]) -> float:
+        """Grounding and clasp's preparation, before the first answer set."""
+        return setup_seconds(n, options["encoding"])
 
     def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
         """The program exactly as ``solve`` hands it to clingo (how to run it is in its first lines)."""

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Budget, Problem, host
-from nqueens_plugins.testing import assert_contract
+from nqueens_plugins import BadInput, Budget, Problem, Requirement
+from nqueens_plugins.testing import assert_contract, variant_of
 
 BLOCKED_28 = "blockedqueens.28.1449787894.param"  # shipped; published satisfiable (lingeling)
 DIAGONALS_10 = "diag-10-4-1.param"  # shipped; published: a solution up to @6, none from @7
@@ -23,7 +23,7 @@ def test_keeps_the_solver_contract(spec: str) -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("clingo")
+    registration = next(r for r in nq.solvers() if r.solver.name == "clingo")
     assert (registration.source.plugin, registration.source.distribution) == ("clingo", "nqueens-clingo")
     solver = registration.solver
     assert solver.family == "ASP" and solver.complete and solver.can_count
@@ -31,7 +31,7 @@ def test_registered_through_its_entry_point_only() -> None:
 
 
 def test_listing_plugins_does_not_import_clingo() -> None:
-    code = "import sys; from nqueens_plugins import host; host.registry(); print('clingo' in sys.modules)"
+    code = "import sys; import nqueens_plugins as nq; nq.solvers(); print('clingo' in sys.modules)"
     listed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert listed.stdout.strip() == "False"
 
@@ -60,14 +60,14 @@ def test_fixed_queens_stay_where_they_are() -> None:
 
 
 def test_decides_published_blocked_instances() -> None:
-    solved = nq.solve("clingo", instance=BLOCKED_28, timeout=30)
+    solved = nq.solve("clingo", instance=BLOCKED_28, limits=nq.Limits(timeout=30))
     assert solved.status == "solved" and solved.verified
-    refuted = nq.solve("clingo", instance=f"{DIAGONALS_10}@7", timeout=30)
+    refuted = nq.solve("clingo", instance=f"{DIAGONALS_10}@7", limits=nq.Limits(timeout=30))
     assert refuted.status == "no-solution" and refuted.verified  # held against the published answer
 
 
 def test_counters_come_from_clingo_statistics() -> None:
-    result = nq.solve("clingo", 30, seed=4)
+    result = nq.solve("clingo", 30, limits=nq.Limits(seed=4))
     assert result.solved and result.moves == 30
     counters = result.counters
     assert result.iterations == counters["choices"]
@@ -84,7 +84,9 @@ def test_budget_seed_and_configuration_reach_clingo_arguments() -> None:
 
 
 def test_iteration_cap_is_a_timeout_not_a_proof() -> None:
-    result = nq.solve("clingo", instance="blockedqueens.56.1860451109.param", max_iterations=200, timeout=30)
+    result = nq.solve(
+        "clingo", instance="blockedqueens.56.1860451109.param", limits=nq.Limits(max_iterations=200, timeout=30)
+    )
     assert result.status == "timed-out"
 
 
@@ -130,7 +132,7 @@ def exported(spec: str, problem: Problem) -> str:
 )
 def test_export_round_trip(spec: str, instance: str, answer: str) -> None:
     problem = nq.problem_of(instance=instance)
-    result = nq.solve(spec, instance=instance, timeout=30)
+    result = nq.solve(spec, instance=instance, limits=nq.Limits(timeout=30))
     assert result.status == answer and result.verified
     raw, boards = solve_raw(exported(spec, problem))
     assert raw == {"solved": "SAT", "no-solution": "UNSAT"}[answer]
@@ -169,14 +171,12 @@ def test_bad_options(spec: str, n: int, words: str) -> None:
 
 
 def test_export_of_another_format_is_refused() -> None:
-    variant = host.registry().variant("clingo")
+    variant = variant_of("clingo")
     with pytest.raises(BadInput, match="exports asp"):
         variant.solver.export(Problem(8), variant.options, "dimacs")
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_clingo import asp
-
-    monkeypatch.setattr(asp, "clingo_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install clingo"):
         nq.solve("clingo", 8)

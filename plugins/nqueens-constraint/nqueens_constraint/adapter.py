@@ -35,10 +35,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from nqueens_plugins import Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, Budget, Count, Option, Outcome, Problem, Requirement, Status
 
 SOLVERS = ("backtracking", "recursive", "optimized", "min-conflicts")
-INSTALL_HINT = "python-constraint needs the python-constraint2 package: pip install python-constraint2"
 CHECK_EVERY = 256  # assignments between clock reads
 
 
@@ -46,17 +45,11 @@ class OutOfBudget(Exception):
     """Raised inside the library's search to stop it when the budget is spent."""
 
 
-def library_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("constraint") is None
-
-
 def make_watchdog(budget: Budget) -> Any:
     """A constraint that is always satisfied but stops the search when the budget runs out."""
     from constraint import Constraint
 
-    class Watchdog(Constraint):  # type: ignore[misc]
+    class Watchdog(Constraint):
         def __init__(self) -> None:
             self.assignments = 0
             self._countdown = CHECK_EVERY
@@ -111,13 +104,19 @@ def build_problem(problem: Problem, solver: Any, watchdog: Any | None, budget: B
     return model
 
 
-class PythonConstraint(Solver):
+class PythonConstraint(Adapter):
     name = "python-constraint"
     runs_on = "python-constraint (python)"
     family = "CP"
     summary = "The python-constraint library's solvers on the classic pairwise model."
     complete = True
     supports_blocked = True
+    requires = (
+        Requirement(
+            "python-constraint needs the python-constraint2 package: pip install python-constraint2",
+            module="constraint",
+        ),
+    )
     max_n = 1000  # n(n-1)/2 pairwise constraints: half a million at the limit
     options = (
         Option("solver", str, "backtracking", "the library's solver", choices=SOLVERS),
@@ -126,11 +125,6 @@ class PythonConstraint(Solver):
 
     def is_complete(self, options: Mapping[str, Any]) -> bool:
         return options["solver"] != "min-conflicts"
-
-    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if library_missing():
-            return INSTALL_HINT
-        return super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         watchdog = make_watchdog(budget)

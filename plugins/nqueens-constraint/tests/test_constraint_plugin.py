@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, host
-from nqueens_plugins.testing import assert_contract
+from nqueens_plugins import BadInput, Requirement
+from nqueens_plugins.testing import assert_contract, variant_of
 
 
 @pytest.mark.parametrize(
@@ -22,21 +22,20 @@ def test_optimized_solver_counts_correctly() -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("python-constraint")
+    registration = next(r for r in nq.solvers() if r.solver.name == "python-constraint")
     assert (registration.source.plugin, registration.source.distribution) == ("constraint", "nqueens-constraint")
 
 
 def test_completeness_follows_the_chosen_solver() -> None:
-    registry = host.registry()
-    assert registry.variant("python-constraint").complete
-    assert not registry.variant("python-constraint[solver=min-conflicts]").complete
+    assert variant_of("python-constraint").complete
+    assert not variant_of("python-constraint[solver=min-conflicts]").complete
     with pytest.raises(BadInput, match="cannot count"):
         nq.count("python-constraint[solver=min-conflicts]", 6)
     assert nq.solve("python-constraint[solver=min-conflicts,steps=50]", 3).status == "gave-up"  # never no-solution
 
 
 def test_budget_stops_a_search_the_library_cannot_stop() -> None:
-    result = nq.solve("python-constraint[solver=optimized]", 40, timeout=0.5)
+    result = nq.solve("python-constraint[solver=optimized]", 40, limits=nq.Limits(timeout=0.5))
     assert result.status == "timed-out"
     assert "killed after" not in (result.reason or "")  # stopped by its watchdog, not killed from outside
 
@@ -47,8 +46,6 @@ def test_count_agrees_with_the_bitboard_on_a_completion() -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_constraint import adapter
-
-    monkeypatch.setattr(adapter, "library_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install python-constraint2"):
         nq.solve("python-constraint", 8)

@@ -51,21 +51,15 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins import BadInput, Budget, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, BadInput, Budget, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
-INSTALL_HINT = "highs needs the highspy package: pip install highspy"
 # n^2 binaries and about 6n rows. HiGHS reads its clock only now and then, and its presolve not at
 # all: on a plain board its presolve took 0.2-0.5 s at n = 100 and 3-18 s at n = 150 (on a busy
 # machine) whatever the time limit; without presolve, its root heuristics ran 0.4-0.7 s past a
 # 0.3 s limit at n = 150-200. The host stops a run 0.5 s past its limit.
 MAX_N = 100
+TOO_LARGE = "past it HiGHS's presolve and root heuristics run on for seconds past its time limit"
 BANNER_SILENCED: list[bool] = []  # whether this process has made its first Highs object (see new_highs)
-
-
-def highspy_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("highspy") is None
 
 
 @contextlib.contextmanager
@@ -211,7 +205,7 @@ def read_queens(highs: Any, n: int) -> list[int] | None:
     return queens.tolist()
 
 
-class Highs(Solver):
+class Highs(Adapter):
     name = "highs"
     runs_on = "HiGHS MIP solver (C++)"
     family = "MIP"
@@ -220,19 +214,11 @@ class Highs(Solver):
     can_count = False  # a MIP solver finds one solution; it does not enumerate them
     supports_fixed = True
     supports_blocked = True
+    requires = (Requirement("highs needs the highspy package: pip install highspy", module="highspy"),)
+    size_limits = (SizeLimit(MAX_N, TOO_LARGE),)
     max_n = MAX_N
     exports = ("mps",)
     options = (Option("presolve", bool, True, "HiGHS's presolve (its default); false turns it off"),)
-
-    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if highspy_missing():
-            return INSTALL_HINT
-        if n > MAX_N:
-            return (
-                f"highs accepts n up to {MAX_N:,} (past it HiGHS's presolve and root heuristics run on "
-                f"for seconds past its time limit); {n:,} is too large"
-            )
-        return super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         import highspy

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import subprocess
 import sys
 from pathlib import Path
@@ -10,24 +9,11 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Budget, Problem, host
-from nqueens_plugins.core.verify import board_error
-from nqueens_plugins.formats.instances import load_one
-from nqueens_plugins.testing import ContractCheckSkipped, assert_contract
+from nqueens_plugins import BadInput, Budget, Problem, Requirement, board_error
+from nqueens_plugins.testing import ContractCheckSkipped, assert_contract, variant_of
 
 DATA = Path(nq.__file__).parent / "data"
 BLOCKED_28 = DATA / "blockedqueens.28.1449787894.param"
-
-
-def published_satisfiable(name: str) -> bool:
-    """The published answer of a shipped CSPLib Blocked n-Queens instance."""
-    _, n, identity = name.removesuffix(".param").split(".")
-    with gzip.open(DATA / "published-answers.txt.gz", "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            if fields[:3] == ["blocked", n, identity]:
-                return fields[3] == "1"
-    raise LookupError(name)
 
 
 @pytest.mark.parametrize("spec", ["highs", "highs[presolve=false]"])
@@ -38,15 +24,15 @@ def test_keeps_the_solver_contract(spec: str) -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("highs")
+    registration = next(r for r in nq.solvers() if r.solver.name == "highs")
     assert (registration.source.plugin, registration.source.distribution) == ("highs", "nqueens-highs")
     solver = registration.solver
     assert (solver.family, solver.complete, solver.exports) == ("MIP", True, ("mps",))
-    assert not host.registry().variant("highs").counts
+    assert not variant_of("highs").counts
 
 
 def test_listing_plugins_does_not_import_highspy() -> None:
-    code = "import sys; from nqueens_plugins import host; host.registry(); print('highspy' in sys.modules)"
+    code = "import sys; import nqueens_plugins as nq; nq.solvers(); print('highspy' in sys.modules)"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         == "False"
@@ -67,9 +53,9 @@ def test_completion_keeps_the_fixed_queens() -> None:
 
 
 def test_shipped_blocked_instance_agrees_with_its_published_answer() -> None:
-    problem = load_one(str(BLOCKED_28))
-    result = nq.solve("highs", instance=str(BLOCKED_28), timeout=40)
-    assert result.status == ("solved" if published_satisfiable(BLOCKED_28.name) else "no-solution")
+    problem = nq.problem_of(instance=str(BLOCKED_28))
+    result = nq.solve("highs", instance=str(BLOCKED_28), limits=nq.Limits(timeout=40))
+    assert result.status == ("solved" if nq.published_answer(problem.source, problem.n) else "no-solution")
     if result.status == "solved":
         assert result.verified and all((c, r) not in problem.blocked for c, r in enumerate(result.queens))
 
@@ -80,7 +66,7 @@ def test_fixed_queen_on_a_blocked_square_is_proved_infeasible() -> None:
 
 
 def test_counters_come_from_the_info() -> None:
-    result = nq.solve("highs", 20, seed=4)
+    result = nq.solve("highs", 20, limits=nq.Limits(seed=4))
     assert result.solved and result.moves == 20
     assert result.iterations == result.counters["nodes"]
     assert {"simplex_iterations", "highs_seconds"} <= set(result.counters)
@@ -106,8 +92,8 @@ def test_budget_and_seed_reach_highs_options() -> None:
 
 def test_an_exhausted_budget_is_timed_out_never_no_solution() -> None:
     hard = str(DATA / "blockedqueens.56.1860451109.param")  # unsatisfiable; HiGHS needs far more than this
-    assert nq.solve("highs", instance=hard, timeout=0.3).status == "timed-out"
-    assert nq.solve("highs", instance=hard, max_iterations=1).status == "timed-out"  # node limit
+    assert nq.solve("highs", instance=hard, limits=nq.Limits(timeout=0.3)).status == "timed-out"
+    assert nq.solve("highs", instance=hard, limits=nq.Limits(max_iterations=1)).status == "timed-out"  # node limit
 
 
 def test_the_matrix_is_the_assignment_model() -> None:
@@ -138,8 +124,11 @@ def test_export_is_what_highs_solves(tmp_path: Path) -> None:
 
     solver = Highs()
     cases = [
-        (load_one(f"{DATA / 'diag-10-4-1.param'}@4"), "solved"),  # published: its first 7 diagonals are unsatisfiable
-        (load_one(f"{DATA / 'diag-10-4-1.param'}@7"), "no-solution"),
+        (
+            nq.problem_of(instance=f"{DATA / 'diag-10-4-1.param'}@4"),
+            "solved",
+        ),  # published: its first 7 diagonals are unsatisfiable
+        (nq.problem_of(instance=f"{DATA / 'diag-10-4-1.param'}@7"), "no-solution"),
         (Problem(3), "no-solution"),
         (Problem(8, {0: 2, 3: 1}), "solved"),
     ]
@@ -184,8 +173,6 @@ def test_export_refuses_other_formats() -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_highs import mip
-
-    monkeypatch.setattr(mip, "highspy_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install highspy"):
         nq.solve("highs", 8)

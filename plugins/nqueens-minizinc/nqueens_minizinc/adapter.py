@@ -52,7 +52,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
-import importlib.util
 import json
 import random
 import re
@@ -66,11 +65,12 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins import BadInput, Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
-PACKAGE_HINT = "minizinc needs the minizinc Python package: pip install minizinc"
-BINARY_HINT = (
-    "minizinc needs the MiniZinc binary on the PATH: apt-get install minizinc (or the bundle from minizinc.org)"
+PACKAGE = Requirement("minizinc needs the minizinc Python package: pip install minizinc", module="minizinc")
+BINARY = Requirement(
+    "minizinc needs the MiniZinc binary on the PATH: apt-get install minizinc (or the bundle from minizinc.org)",
+    program="minizinc",
 )
 HERE = Path(__file__).resolve().parent
 MODEL_FILES = {"classic": HERE / "nqueens.mzn", "dual": HERE / "nqueens-dual.mzn"}
@@ -102,14 +102,6 @@ TOO_LARGE = {
     "decomposed": "its 3n^2/2 disequalities take seconds and hundreds of MB to flatten beyond it",
 }
 WARNING_NOISE = ".*overrides a global constraint file from the standard library"
-
-
-def package_missing() -> bool:
-    return importlib.util.find_spec("minizinc") is None
-
-
-def binary_missing() -> bool:
-    return shutil.which("minizinc") is None
 
 
 def dzn_text(problem: Problem) -> str:
@@ -160,7 +152,7 @@ def installed_solvers() -> dict[str, Any]:
     if minizinc.default_driver is None:  # the package was imported while the binary was not on the PATH
         binary = shutil.which("minizinc")
         if binary is None:
-            raise BadInput(BINARY_HINT)
+            raise BadInput(BINARY.hint)
         minizinc.Driver(Path(binary)).make_default()
     solvers: dict[str, Any] = minizinc.default_driver.available_solvers()
     return solvers
@@ -239,7 +231,7 @@ def run_failure(identifier: str) -> str | None:
     """Why a trivial model does not run with this solver (the first line of MiniZinc's error), or None."""
     binary = shutil.which("minizinc")
     if binary is None:
-        return BINARY_HINT
+        return BINARY.hint
     with tempfile.TemporaryDirectory() as folder:
         model = Path(folder) / "probe.mzn"
         model.write_text("var 1..2: x;\nsolve satisfy;\n")
@@ -391,7 +383,7 @@ def run_to_end(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
         pool.submit(asyncio.run, main()).result()
 
 
-class MiniZinc(Solver):
+class MiniZinc(Adapter):
     """MiniZinc on the models beside this module; one iteration is one search node, moves are the queens
     of the answer (see the module's docstring for the options, the budget and the counters)."""
 
@@ -404,6 +396,9 @@ class MiniZinc(Solver):
     supports_fixed = True
     supports_blocked = True
     exports = ("dzn",)
+    requires = (PACKAGE, BINARY)
+    size_limits = (SizeLimit(MAX_N, TOO_LARGE, option="propagation"),)
+    larger_value_text = "{value} up to {limit:,}"
     max_n = max(MAX_N.values())
     options = (
         Option("solver", str, DEFAULT_SOLVER, "a solver id or tag of the local MiniZinc (minizinc --solvers)"),
@@ -422,20 +417,10 @@ class MiniZinc(Solver):
         return f"MiniZinc -> {options.get('solver', DEFAULT_SOLVER)} (processes of their own)"
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if package_missing():
-            return PACKAGE_HINT
-        if binary_missing():
-            return BINARY_HINT
+        """What every library adapter checks, then that MiniZinc has the solver the options name."""
         refused = super().precheck(n, options)
         if refused is not None:
             return refused
-        largest = MAX_N[options["propagation"]]
-        if n > largest:
-            others = ", ".join(f"{name} up to {size:,}" for name, size in MAX_N.items() if size > largest)
-            return (
-                f"minizinc[propagation={options['propagation']}] accepts n up to {largest:,} "
-                f"({TOO_LARGE[options['propagation']]}); {n:,} is too large: {others}"
-            )
         try:
             solver_info(options["solver"])
         except BadInput as bad:

@@ -14,9 +14,7 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Budget, Problem, Status, host
-from nqueens_plugins.formats.instances import diagonal_squares, load_one
-from nqueens_plugins.formats.published import published_answer
+from nqueens_plugins import BadInput, Budget, Problem, Requirement, Status, published_answer
 from nqueens_plugins.testing import assert_contract
 
 needs_minizinc = pytest.mark.skipif(
@@ -28,7 +26,7 @@ DATA = Path(nq.__file__).parent / "data"
 BLOCKED_28 = DATA / "blockedqueens.28.1449787894.param"  # published: satisfiable
 HARD_56 = DATA / "blockedqueens.56.1860451109.param"  # published: unsatisfiable, minutes for Gecode
 # CSPLib's diag-10-4-1.param with its first 7 diagonals excluded: no solution (published).
-EXCLUDED_7 = diagonal_squares(10, [(4, 1), (2, 1), (14, 0), (8, 1), (8, 0), (7, 0), (3, 1)])
+EXCLUDED_7 = nq.problem_of(instance=f"{DATA / 'diag-10-4-1.param'}@7").blocked
 MINIZINC_PROGRAMS = ("minizinc", "fzn-gecode")  # the driver and the solver it starts
 
 
@@ -46,7 +44,7 @@ def test_keeps_the_solver_contract(spec: str) -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("minizinc")
+    registration = next(r for r in nq.solvers() if r.solver.name == "minizinc")
     assert (registration.source.plugin, registration.source.distribution) == ("minizinc", "nqueens-minizinc")
     solver = registration.solver
     assert solver.family == "CP" and solver.complete and solver.can_count and solver.exports == ("dzn",)
@@ -64,7 +62,7 @@ def test_listing_plugins_runs_neither_the_package_nor_the_binary(tmp_path: Path)
     spy.chmod(0o755)
     env = dict(os.environ, PATH=f"{spy.parent}{os.pathsep}{os.environ['PATH']}")
     code = (
-        "import sys; from nqueens_plugins import host; host.registry(); "
+        "import sys; import nqueens_plugins as nq; nq.solvers(); "
         "print('nqueens_minizinc' in sys.modules, 'minizinc' in sys.modules)"
     )
     listed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
@@ -90,13 +88,13 @@ def test_counts_like_the_bitboard() -> None:
 
 @needs_minizinc
 def test_published_instances_get_their_published_answers() -> None:
-    problem = load_one(str(BLOCKED_28))
+    problem = nq.problem_of(instance=str(BLOCKED_28))
     assert published_answer(problem.source, problem.n) is True  # lingeling's published run: satisfiable
     for spec in ("minizinc", "minizinc[model=classic]"):  # the default takes the dual model here
-        result = nq.solve(spec, instance=str(BLOCKED_28), timeout=30)
+        result = nq.solve(spec, instance=str(BLOCKED_28), limits=nq.Limits(timeout=30))
         assert result.status == "solved" and result.verified, spec
         assert all((c, r) not in problem.blocked for c, r in enumerate(result.queens))
-    excluded = nq.solve("minizinc", instance="diag-10-4-1.param@7", timeout=30)
+    excluded = nq.solve("minizinc", instance="diag-10-4-1.param@7", limits=nq.Limits(timeout=30))
     assert excluded.status == "no-solution" and excluded.verified  # held against the published answer
 
 
@@ -112,8 +110,8 @@ def test_counters_come_from_minizincs_statistics() -> None:
 def test_an_exhausted_budget_is_timed_out_never_no_solution() -> None:
     from nqueens_minizinc.adapter import MiniZinc
 
-    assert nq.solve("minizinc", instance=str(HARD_56), timeout=0.3).status == "timed-out"
-    capped = nq.solve("minizinc", instance=str(HARD_56), max_iterations=50)
+    assert nq.solve("minizinc", instance=str(HARD_56), limits=nq.Limits(timeout=0.3)).status == "timed-out"
+    capped = nq.solve("minizinc", instance=str(HARD_56), limits=nq.Limits(max_iterations=50))
     assert capped.status == "timed-out" and 50 <= capped.counters["nodes"] < 100  # Gecode's node cutoff
     partial = MiniZinc().count(Problem(10), Budget(iterations=100), options(), False)
     assert partial.status == Status.TIMED_OUT and 0 < partial.solutions < 724
@@ -125,7 +123,9 @@ def test_a_run_minizinc_overruns_is_cancelled_and_its_processes_end() -> None:
     past the budget), and neither minizinc nor its solver outlives it."""
     from nqueens_minizinc.adapter import run_minizinc
 
-    run = run_minizinc(load_one(str(HARD_56)), Budget(0.5), options(), all_solutions=False, seed=0, time_limit=False)
+    run = run_minizinc(
+        nq.problem_of(instance=str(HARD_56)), Budget(0.5), options(), all_solutions=False, seed=0, time_limit=False
+    )
     assert run.cancelled and run.queens is None and run.statistics.get("nodes") is None  # stopped, not finished
     assert [pid for pid in descendants(os.getpid()) if Path(program(pid)).name in MINIZINC_PROGRAMS] == []
 
@@ -171,7 +171,7 @@ def test_killing_the_command_leaves_no_minizinc_process(tmp_path: Path) -> None:
     its own, so a kill of the worker's group alone would miss it. (The temporary files of a process
     killed outright stay: here they go to the test's own folder.)"""
     command = subprocess.Popen(
-        [sys.executable, "-c", "from nqueens_plugins.cli import main; main()"]
+        [sys.executable, "-m", "nqueens_plugins"]
         + ["solve", "-s", "minizinc", "--instance", str(HARD_56), "--timeout", "60"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -224,17 +224,22 @@ def test_export_is_what_minizinc_solves(tmp_path: Path) -> None:
     dual one for blocked squares, by default), gives the plugin's status and board."""
     from nqueens_minizinc.adapter import MODEL_FILES, MiniZinc, model_for
 
-    cases = [load_one(str(BLOCKED_28)), Problem(3), Problem(8, {0: 2, 3: 1}), Problem(10, blocked=EXCLUDED_7)]
+    cases = [
+        nq.problem_of(instance=str(BLOCKED_28)),
+        Problem(3),
+        Problem(8, {0: 2, 3: 1}),
+        Problem(10, blocked=EXCLUDED_7),
+    ]
     for problem in cases:
         text = MiniZinc().export(problem, {}, "dzn")
-        run = nq.solve("minizinc", problem, timeout=30)
+        run = nq.solve("minizinc", problem, limits=nq.Limits(timeout=30))
         model = MODEL_FILES[model_for(problem, options())]
         status, queens = raw_minizinc(text, model, tmp_path)
         assert run.status == ("solved" if status == "SATISFIED" else "no-solution"), (problem.label, status)
         assert queens is None or [int(q) for q in run.queens] == queens
     assert {model_for(problem, options()) for problem in cases} == {"classic", "dual"}
     try:
-        choco = host.registry().get("choco").solver
+        choco = next(r.solver for r in nq.solvers() if r.solver.name == "choco")
     except Exception:  # noqa: BLE001 - nqueens-choco not installed: nothing to compare with
         return
     for problem in cases:  # one data format: either plugin's dzn runs with either plugin's model
@@ -324,7 +329,7 @@ def test_missing_binary_is_one_line_naming_apt(tmp_path: Path, monkeypatch: pyte
     empty = tmp_path / "bin"
     empty.mkdir()
     env = dict(os.environ, PATH=str(empty))
-    cli = [sys.executable, "-c", "from nqueens_plugins.cli import main; main()"]
+    cli = [sys.executable, "-m", "nqueens_plugins"]
     out = subprocess.run(
         [*cli, "solve", "-s", "minizinc", "-n", "8"], capture_output=True, text=True, check=False, env=env
     )
@@ -336,9 +341,7 @@ def test_missing_binary_is_one_line_naming_apt(tmp_path: Path, monkeypatch: pyte
 
 
 def test_missing_package_is_one_line_naming_pip(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_minizinc import adapter
-
-    monkeypatch.setattr(adapter, "package_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)  # the first: the package
     with pytest.raises(BadInput, match="pip install minizinc"):
         nq.solve("minizinc", 8)
 

@@ -37,16 +37,14 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from nqueens_plugins import Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
 STRATEGIES = ("automatic", "first-min", "mindomain-min", "mindomain-median")
-INSTALL_HINT = "ortools-cpsat needs OR-Tools: pip install ortools"
-
-
-def ortools_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("ortools") is None
+FIXED_STRATEGIES = STRATEGIES[1:]
+MAX_N_BOOLEAN = 1000  # the boolean model holds n^2 variables
+# A fixed strategy makes CP-SAT encode every value of every q[c] as a Boolean
+# (n^2 literals) before it looks at the clock: 2 s at n = 1000, 55 s at 4000.
+MAX_N_STRATEGY = 500
 
 
 class OutOfBudget(Exception):
@@ -136,18 +134,19 @@ def counters_of(solver: Any) -> dict[str, int | float]:
     }
 
 
-class CpSat(Solver):
+class CpSat(Adapter):
     name = "ortools-cpsat"
     runs_on = "OR-Tools CP-SAT (C++)"
     family = "CP"
     summary = "OR-Tools CP-SAT on the sample's AllDifferent model or a Boolean model; complete."
     complete = True
     supports_blocked = True
+    requires = (Requirement("ortools-cpsat needs OR-Tools: pip install ortools", module="ortools"),)
+    size_limits = (
+        SizeLimit({"boolean": MAX_N_BOOLEAN}, "n^2 variables", option="model"),
+        SizeLimit(dict.fromkeys(FIXED_STRATEGIES, MAX_N_STRATEGY), "it encodes n^2 literals", option="strategy"),
+    )
     max_n = 5000
-    max_n_boolean = 1000  # the boolean model holds n^2 variables
-    # A fixed strategy makes CP-SAT encode every value of every q[c] as a Boolean
-    # (n^2 literals) before it looks at the clock: 2 s at n = 1000, 55 s at 4000.
-    max_n_strategy = 500
     options = (
         Option("model", str, "alldiff", "alldiff (the OR-Tools sample) or boolean", choices=("alldiff", "boolean")),
         Option("workers", int, 1, "CP-SAT search workers (1 repeats exactly)", minimum=1, maximum=64),
@@ -155,14 +154,8 @@ class CpSat(Solver):
     )
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if ortools_missing():
-            return INSTALL_HINT
         if options["strategy"] != "automatic" and options["model"] != "alldiff":
             return "ortools-cpsat: strategy applies to model=alldiff only"
-        if options["strategy"] != "automatic" and n > self.max_n_strategy:
-            return f"ortools-cpsat with a fixed strategy accepts n up to {self.max_n_strategy} (it encodes n^2 literals); {n:,} is too large"
-        if options["model"] == "boolean" and n > self.max_n_boolean:
-            return f"ortools-cpsat[model=boolean] accepts n up to {self.max_n_boolean:,} (n^2 variables); {n:,} is too large"
         return super().precheck(n, options)
 
     def warm_up(self, options: Mapping[str, Any]) -> None:
@@ -185,12 +178,12 @@ class CpSat(Solver):
         counters = counters_of(solver)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             queens = read_queens(solver, problem.n, options["model"], variables)
-            return Outcome(Status.SOLVED, queens, counters["branches"], problem.n, counters)
+            return Outcome(Status.SOLVED, queens, int(counters["branches"]), problem.n, counters)
         if status == cp_model.INFEASIBLE:
-            return Outcome(Status.NO_SOLUTION, None, counters["branches"], 0, counters)
+            return Outcome(Status.NO_SOLUTION, None, int(counters["branches"]), 0, counters)
         if status == cp_model.MODEL_INVALID:
             raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
-        return Outcome(Status.TIMED_OUT, None, counters["branches"], 0, counters)
+        return Outcome(Status.TIMED_OUT, None, int(counters["branches"]), 0, counters)
 
     def count(self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool) -> Count:
         from ortools.sat.python import cp_model
@@ -220,5 +213,9 @@ class CpSat(Solver):
         counters = counters_of(solver)
         finished = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
         return Count(
-            Status.SOLVED if finished else Status.TIMED_OUT, counter.solutions, False, counters["branches"], counters
+            Status.SOLVED if finished else Status.TIMED_OUT,
+            counter.solutions,
+            False,
+            int(counters["branches"]),
+            counters,
         )

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, host
+from nqueens_plugins import BadInput, Requirement
 from nqueens_plugins.testing import assert_contract
 
 
@@ -20,12 +20,12 @@ def test_keeps_the_solver_contract(spec: str) -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    source = host.registry().get("ortools-cpsat").source
+    source = next(r for r in nq.solvers() if r.solver.name == "ortools-cpsat").source
     assert (source.plugin, source.distribution) == ("ortools", "nqueens-ortools")
 
 
 def test_listing_plugins_does_not_import_ortools() -> None:
-    code = "import sys; from nqueens_plugins import host; host.registry(); print('ortools' in sys.modules)"
+    code = "import sys; import nqueens_plugins as nq; nq.solvers(); print('ortools' in sys.modules)"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         == "False"
@@ -43,7 +43,7 @@ def test_both_models_count_completions_like_the_bitboard() -> None:
 
 
 def test_counters_come_from_the_response() -> None:
-    result = nq.solve("ortools-cpsat[model=boolean]", 30, seed=4)
+    result = nq.solve("ortools-cpsat[model=boolean]", 30, limits=nq.Limits(seed=4))
     assert result.solved
     assert result.iterations == result.counters["branches"] and "conflicts" in result.counters
     assert result.moves == 30
@@ -81,8 +81,6 @@ def test_bad_options(spec: str, n: int, words: str) -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_ortools import cpsat
-
-    monkeypatch.setattr(cpsat, "ortools_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install ortools"):
         nq.solve("ortools-cpsat", 8)

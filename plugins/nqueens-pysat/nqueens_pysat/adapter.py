@@ -63,7 +63,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from nqueens_plugins import BadInput, Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 from nqueens_pysat.encoding import (
     AMO_ENCODINGS,
     Size,
@@ -73,7 +73,6 @@ from nqueens_pysat.encoding import (
     queens_of,
 )
 
-INSTALL_HINT = "pysat needs python-sat: pip install python-sat"
 # The SAT solvers offered: every python-sat solver whose search a budget can stop promptly (see the docstring).
 CADICAL = ("cadical195", "cadical153", "cadical300")  # run in a child process, killed at the deadline
 INTERRUPTIBLE = ("minisat22", "maplechrono", "maplecm", "maplesat", "mergesat3")  # interrupted by a timer
@@ -103,6 +102,7 @@ MAX_N = {
     "sortnetwrk": 137,
     "cardnetwrk": 456,
 }
+TOO_LARGE = f"past it the CNF holds more than {MAX_CLAUSES:,} clauses, about 0.7 GB in the solver"
 # Seconds per clause or variable that freeing a MiniSat-line solver may take (0.02 s of CPU per 10
 # million clauses, measured, with a margin), times how much the machine's load stretched building
 # the CNF: kept back from the budget, so a run on a large board ends by its deadline with its memory
@@ -114,12 +114,6 @@ FREEING_SECONDS = 5e-8
 # for n = 9..11.
 SECONDS_PER_SOLUTION = {"cadical": 0.0004, "minisat": 0.003}
 STATISTICS = ("conflicts", "decisions", "propagations", "restarts")
-
-
-def pysat_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("pysat") is None
 
 
 def kind(solver: str) -> str:
@@ -290,7 +284,7 @@ def in_child(problem: Problem, options: Mapping[str, Any], budget: Budget, count
         child.join(0.05)  # not longer: a large child may take a while to vanish; multiprocessing reaps it later
 
 
-class PySat(Solver):
+class PySat(Adapter):
     name = "pysat"
     runs_on = "python-sat (C/C++ SAT solvers)"
     family = "SAT"
@@ -299,6 +293,8 @@ class PySat(Solver):
     can_count = True  # by enumeration with blocking clauses: small boards only (see count_seconds)
     supports_fixed = True
     supports_blocked = True
+    requires = (Requirement("pysat needs python-sat: pip install python-sat", module="pysat"),)
+    size_limits = (SizeLimit(MAX_N, TOO_LARGE, option="amo"),)
     max_n = max(MAX_N.values())
     exports = ("dimacs",)
     options = (
@@ -310,18 +306,6 @@ class PySat(Solver):
     def counts(self, options: Mapping[str, Any]) -> bool:
         """Kissat is not incremental (python-sat aborts on a clause added after a solve): it cannot enumerate."""
         return options["solver"] not in NOT_INCREMENTAL
-
-    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if pysat_missing():
-            return INSTALL_HINT
-        amo = options["amo"]
-        if n > MAX_N[amo]:
-            hint = f" (amo=seqcounter takes n up to {MAX_N['seqcounter']:,})" if n <= MAX_N["seqcounter"] else ""
-            return (
-                f"pysat[amo={amo}] accepts n up to {MAX_N[amo]:,}: past it the CNF holds more than "
-                f"{MAX_CLAUSES:,} clauses, about 0.7 GB in the solver; {n:,} is too large{hint}"
-            )
-        return super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         if kind(options["solver"]) == "cadical":
@@ -380,15 +364,9 @@ class PySat(Solver):
         finally:
             sat.delete()
 
-    def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
-        """About how long counting a plain board takes: one SAT call per solution (None for other instances)."""
-        from nqueens_plugins.core.verify import A000170
-
-        if not problem.is_plain:
-            return None
-        n = problem.n
-        solutions = float(A000170[n]) if n < len(A000170) else A000170[-1] * 10.5 ** (n - len(A000170) + 1)
-        return solutions * SECONDS_PER_SOLUTION[kind(options["solver"])]
+    def seconds_per_solution(self, n: int, options: Mapping[str, Any]) -> float:
+        """One SAT call and one blocking clause per solution (``count_seconds``)."""
+        return SECONDS_PER_SOLUTION[kind(options["solver"])]
 
     def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
         if format != "dimacs":

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Budget, Problem, Status, host
-from nqueens_plugins.formats.instances import diagonal_lists, load_one
-from nqueens_plugins.testing import assert_contract
+from nqueens_plugins import BadInput, Budget, Problem, Requirement, Status, board_error, published_answer
+from nqueens_plugins.testing import assert_contract, variant_of
 from nqueens_pysat import adapter, encoding
 from nqueens_pysat.adapter import PySat
 
@@ -38,7 +37,7 @@ def test_keeps_the_solver_contract(spec: str) -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("pysat")
+    registration = next(r for r in nq.solvers() if r.solver.name == "pysat")
     assert (registration.source.plugin, registration.source.distribution) == ("pysat", "nqueens-pysat")
     solver = registration.solver
     assert solver.family == "SAT" and solver.complete and solver.can_count and solver.exports == ("dimacs",)
@@ -46,7 +45,7 @@ def test_registered_through_its_entry_point_only() -> None:
 
 
 def test_listing_plugins_does_not_import_pysat() -> None:
-    code = "import sys; from nqueens_plugins import host; host.registry(); print('pysat' in sys.modules)"
+    code = "import sys; import nqueens_plugins as nq; nq.solvers(); print('pysat' in sys.modules)"
     answer = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert answer.stdout.strip() == "False"
 
@@ -63,9 +62,7 @@ def test_counts_completions_like_the_bitboard() -> None:
 
 
 def test_published_blocked_instance_is_solved_on_open_squares() -> None:
-    from nqueens_plugins.formats.published import published_answer
-
-    problem = load_one(str(BLOCKED_28))
+    problem = nq.problem_of(instance=str(BLOCKED_28))
     assert published_answer(problem.source, problem.n) is True  # lingeling's published run: satisfiable
     result = nq.solve("pysat", problem)
     assert result.status == "solved" and result.verified
@@ -73,9 +70,8 @@ def test_published_blocked_instance_is_solved_on_open_squares() -> None:
 
 
 def test_published_excluded_diagonals_answers() -> None:
-    (diagonals,) = diagonal_lists(DIAGONALS_10)
-    assert nq.solve("pysat", diagonals.instance(6)).status == "solved"
-    proved = nq.solve("pysat[solver=maplechrono]", diagonals.instance(7))
+    assert nq.solve("pysat", nq.problem_of(instance=f"{DIAGONALS_10}@6")).status == "solved"
+    proved = nq.solve("pysat[solver=maplechrono]", nq.problem_of(instance=f"{DIAGONALS_10}@7"))
     assert proved.status == "no-solution" and proved.verified  # held against the published answer
 
 
@@ -95,7 +91,7 @@ def test_hard_instance_times_out_honestly(solver: str) -> None:
     process, reports what it searched; a CaDiCaL child, killed, leaves only the CNF's size. The budget
     leaves the child time to build the CNF on a busy machine (0.3 s did not, once, in CI); the instance
     takes minutes."""
-    problem = load_one(str(HARD_56))
+    problem = nq.problem_of(instance=str(HARD_56))
     outcome = PySat().solve(problem, random.Random(0), Budget(seconds=2.0), options(solver=solver))
     assert outcome.status == Status.TIMED_OUT and outcome.queens is None
     assert outcome.counters["variables"] == 56 * 56 and outcome.counters["clauses"] > 0
@@ -113,7 +109,7 @@ def test_a_cadical_count_cut_short_keeps_its_tally() -> None:
 
 @pytest.mark.parametrize("solver", ["cadical195", "minisat22"])
 def test_iteration_cap_is_a_conflict_cap(solver: str) -> None:
-    problem = load_one(str(HARD_56))
+    problem = nq.problem_of(instance=str(HARD_56))
     outcome = PySat().solve(problem, random.Random(0), Budget(iterations=300), options(solver=solver))
     assert outcome.status == Status.TIMED_OUT and 300 <= outcome.counters["conflicts"] < 3000
     counted = PySat().count(Problem(8), Budget(iterations=1), options(solver=solver), unique=False)
@@ -225,7 +221,7 @@ def test_commander_poses_the_published_runs_clauses() -> None:
     published script never creates)."""
     text = BLOCKED_28.read_text()
     published_top, published, published_squares = published_commander_cnf(text.replace("blocks", " ", 1))
-    problem = load_one(str(BLOCKED_28))
+    problem = nq.problem_of(instance=str(BLOCKED_28))
     ours, size = encoding.clauses_of(problem, "commander")
     n = problem.n
     # The instance's pair [row i, column j] (1-based) is the host's square (column j-1, row i-1).
@@ -250,15 +246,12 @@ def test_export_round_trip() -> None:
     from pysat.formula import CNF
     from pysat.solvers import Solver as SatSolver
 
-    from nqueens_plugins.core.verify import board_error
-
-    (diagonals,) = diagonal_lists(DIAGONALS_10)
     for problem, spec in (
-        (load_one(str(BLOCKED_28)), "pysat"),
-        (diagonals.instance(7), "pysat[amo=bitwise,solver=minisat22]"),
+        (nq.problem_of(instance=str(BLOCKED_28)), "pysat"),
+        (nq.problem_of(instance=f"{DIAGONALS_10}@7"), "pysat[amo=bitwise,solver=minisat22]"),
         (Problem(8, fixed={0: 2, 3: 1}), "pysat[amo=totalizer,implied=false]"),
     ):
-        variant = host.registry().variant(spec)
+        variant = variant_of(spec)
         text = variant.solver.export(problem, variant.options, "dimacs")
         assert text.startswith("c N-Queens") and "variable v = column * " in text
         cnf = CNF(from_string=text)
@@ -294,7 +287,7 @@ def test_bad_options(spec: str, n: int, words: str) -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapter, "pysat_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install python-sat"):
         nq.solve("pysat", 8, isolate=False)
 
@@ -314,9 +307,9 @@ def test_max_n_is_the_largest_board_within_the_clause_limit(amo: str) -> None:
 def test_solvers_with_no_limited_solve_are_stopped_at_the_deadline_and_say_what_they_cannot_do() -> None:
     hard = "blockedqueens.56.1860451109.param"  # unsatisfiable, and hard: none of them decides it in 1 s
     for solver in ("lingeling", "kissat404", "glucose4"):
-        result = nq.solve(f"pysat[solver={solver}]", instance=hard, timeout=0.5)
+        result = nq.solve(f"pysat[solver={solver}]", instance=hard, limits=nq.Limits(timeout=0.5))
         assert result.status == "timed-out" and result.reason is None, result.reason  # the plugin's own stop
-    capped = nq.solve("pysat[solver=lingeling]", instance=hard, max_iterations=10)
+    capped = nq.solve("pysat[solver=lingeling]", instance=hard, limits=nq.Limits(max_iterations=10))
     assert capped.status == "error" and "lingeling takes no conflict cap" in (capped.reason or "")
     with pytest.raises(BadInput, match="cannot count"):
         nq.count("pysat[solver=kissat404]", 8)

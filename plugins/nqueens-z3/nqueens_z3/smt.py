@@ -63,29 +63,24 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from nqueens_plugins import BadInput, Budget, Count, Option, Outcome, Problem, Solver, Status
+from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
 MODELS = ("bool", "int")
-INSTALL_HINT = "z3 needs the z3-solver package: pip install z3-solver"
 # The largest board per model. bool holds n^2 Booleans and 6n cardinality constraints; Z3 runs on
 # past its timeout by 0.25 s at n = 300 and 0.8 s at n = 500 (beyond the host's 0.5 s of grace),
 # and single parsing steps (Z3 growing its tables) took up to 0.9 s at n = 400 on a busy machine.
 # int is O(n) text; n = 5000 overran a 0.5 s timeout by 0.3 s.
 MAX_N = {"bool": 300, "int": 2000}
+TOO_LARGE = {"bool": "n^2 Booleans", "int": "Z3's set-up outgrows the budget"}
 CHUNK_CHARACTERS = 1 << 16  # text parsed between two budget polls (0.02-0.1 s of parsing, by the load)
 # What Z3's reason_unknown() says when one of our limits stopped it.
 BUDGET_REASONS = ("timeout", "canceled", "max-conflicts-reached", "resource limit")
 # Plain-board counting on this machine: seconds per solution found (one incremental check and a
 # blocking clause each), for count_seconds.
 SECONDS_PER_SOLUTION = 0.001  # at n = 9; it doubles with each n beyond (8.7 ms at n = 12)
+SECONDS_MEASURED_AT = 9
 PREFIX_COLUMNS = 2  # a count is split by the rows of the first two queens
 TRUE_SQUARE = re.compile(r"\(define-fun x(\d+)_(\d+) \(\) Bool\s+true\)")
-
-
-def z3_missing() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("z3") is None
 
 
 class OutOfBudget(Exception):
@@ -100,15 +95,15 @@ def at_most_one(literals: list[str]) -> Iterator[str]:
 def bool_assertions(problem: Problem) -> Iterator[str]:
     n = problem.n
     square = [[f"x{c}_{r}" for r in range(n)] for c in range(n)]
-    for column in square:
-        yield " ".join(f"(declare-const {name} Bool)" for name in column)
-    for column in square:
-        yield f"(assert (or {' '.join(column)}))"
-        yield from at_most_one(column)
+    for names in square:
+        yield " ".join(f"(declare-const {name} Bool)" for name in names)
+    for names in square:
+        yield f"(assert (or {' '.join(names)}))"
+        yield from at_most_one(names)
     for r in range(n):
-        row = [square[c][r] for c in range(n)]
-        yield f"(assert (or {' '.join(row)}))"  # implied: n queens fill the n rows
-        yield from at_most_one(row)
+        line = [square[c][r] for c in range(n)]
+        yield f"(assert (or {' '.join(line)}))"  # implied: n queens fill the n rows
+        yield from at_most_one(line)
     for total in range(2 * n - 1):  # c + r constant
         yield from at_most_one([square[c][total - c] for c in range(n) if 0 <= total - c < n])
     for difference in range(-n + 1, n):  # r - c constant
@@ -344,7 +339,7 @@ def empty_counters() -> dict[str, int | float]:
     return {"decisions": 0, "conflicts": 0, "propagations": 0, "restarts": 0}
 
 
-class Z3(Solver):
+class Z3(Adapter):
     name = "z3"
     runs_on = "Z3 SMT solver (C++)"
     family = "SMT"
@@ -353,6 +348,8 @@ class Z3(Solver):
     can_count = True  # by enumeration with blocking clauses: small boards only (see count_seconds)
     supports_fixed = True
     supports_blocked = True
+    requires = (Requirement("z3 needs the z3-solver package: pip install z3-solver", module="z3"),)
+    size_limits = (SizeLimit(MAX_N, TOO_LARGE, option="model"),)
     max_n = max(MAX_N.values())
     exports = ("smt2",)
     options = (
@@ -364,15 +361,6 @@ class Z3(Solver):
             choices=MODELS,
         ),
     )
-
-    def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
-        if z3_missing():
-            return INSTALL_HINT
-        model = options["model"]
-        if n > MAX_N[model]:
-            why = "n^2 Booleans" if model == "bool" else "Z3's set-up outgrows the budget"
-            return f"z3[model={model}] accepts n up to {MAX_N[model]:,} ({why}); {n:,} is too large"
-        return super().precheck(n, options)
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         import z3
@@ -412,15 +400,9 @@ class Z3(Solver):
             raise NotImplementedError("z3 counts all solutions, not classes under symmetry")
         return count_prefixes(problem, options["model"], budget, [p for p in prefixes(problem) if p[0] == part])
 
-    def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
-        """About how long counting a plain board takes: one check per solution (None for other instances)."""
-        from nqueens_plugins.core.verify import A000170
-
-        if not problem.is_plain:
-            return None
-        n = problem.n
-        solutions = float(A000170[n]) if n < len(A000170) else A000170[-1] * 10.5 ** (n - len(A000170) + 1)
-        return solutions * SECONDS_PER_SOLUTION * 2.0 ** max(0, n - 9)
+    def seconds_per_solution(self, n: int, options: Mapping[str, Any]) -> float:
+        """One check and one blocking clause per solution, each slower as n grows (``count_seconds``)."""
+        return SECONDS_PER_SOLUTION * 2.0 ** max(0, n - SECONDS_MEASURED_AT)
 
     def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
         if format != "smt2":

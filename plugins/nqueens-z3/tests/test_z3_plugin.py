@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import subprocess
 import sys
 from pathlib import Path
@@ -11,23 +10,11 @@ from types import SimpleNamespace
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins import BadInput, Budget, Problem, host
-from nqueens_plugins.formats.instances import load_one
+from nqueens_plugins import BadInput, Budget, Problem, Requirement
 from nqueens_plugins.testing import assert_contract
 
 DATA = Path(nq.__file__).parent / "data"
 BLOCKED_28 = DATA / "blockedqueens.28.1449787894.param"
-
-
-def published_satisfiable(name: str) -> bool:
-    """The published answer of a shipped CSPLib Blocked n-Queens instance."""
-    _, n, identity = name.removesuffix(".param").split(".")
-    with gzip.open(DATA / "published-answers.txt.gz", "rt") as handle:
-        for line in handle:
-            fields = line.split()
-            if fields[:3] == ["blocked", n, identity]:
-                return fields[3] == "1"
-    raise LookupError(name)
 
 
 @pytest.mark.parametrize("spec", ["z3", "z3[model=int]"])
@@ -36,13 +23,13 @@ def test_keeps_the_solver_contract(spec: str) -> None:
 
 
 def test_registered_through_its_entry_point_only() -> None:
-    registration = host.registry().get("z3")
+    registration = next(r for r in nq.solvers() if r.solver.name == "z3")
     assert (registration.source.plugin, registration.source.distribution) == ("z3", "nqueens-z3")
     assert registration.solver.family == "SMT" and registration.solver.exports == ("smt2",)
 
 
 def test_listing_plugins_does_not_import_z3() -> None:
-    code = "import sys; from nqueens_plugins import host; host.registry(); print('z3' in sys.modules)"
+    code = "import sys; import nqueens_plugins as nq; nq.solvers(); print('z3' in sys.modules)"
     assert (
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
         == "False"
@@ -75,15 +62,15 @@ def test_count_in_parts_adds_up() -> None:
 
 
 def test_shipped_blocked_instance_agrees_with_its_published_answer() -> None:
-    problem = load_one(str(BLOCKED_28))
-    result = nq.solve("z3", instance=str(BLOCKED_28), timeout=20)
-    assert result.status == ("solved" if published_satisfiable(BLOCKED_28.name) else "no-solution")
+    problem = nq.problem_of(instance=str(BLOCKED_28))
+    result = nq.solve("z3", instance=str(BLOCKED_28), limits=nq.Limits(timeout=20))
+    assert result.status == ("solved" if nq.published_answer(problem.source, problem.n) else "no-solution")
     if result.status == "solved":
         assert result.verified and all((c, r) not in problem.blocked for c, r in enumerate(result.queens))
 
 
 def test_counters_come_from_the_statistics() -> None:
-    result = nq.solve("z3", 30, seed=4)
+    result = nq.solve("z3", 30, limits=nq.Limits(seed=4))
     assert result.solved and result.moves == 30
     assert result.iterations == result.counters["decisions"] > 0
     assert {"conflicts", "propagations", "restarts"} <= set(result.counters)
@@ -101,15 +88,17 @@ def test_budget_and_seed_reach_z3_parameters() -> None:
 
 
 def test_seed_changes_the_search() -> None:
-    boards = {tuple(nq.solve("z3", 40, seed=seed).queens) for seed in range(3)}
+    boards = {tuple(nq.solve("z3", 40, limits=nq.Limits(seed=seed)).queens) for seed in range(3)}
     assert len(boards) > 1
 
 
 def test_an_exhausted_budget_is_timed_out_never_no_solution() -> None:
     hard = str(DATA / "blockedqueens.56.1860451109.param")  # unsatisfiable, and Z3 needs well over a second
-    assert nq.solve("z3", instance=hard, timeout=0.3).status == "timed-out"
-    assert nq.solve("z3", instance=hard, max_iterations=50).status == "timed-out"  # max_conflicts reached
-    assert nq.count("z3", 10, timeout=0.05).status == "timed-out"
+    assert nq.solve("z3", instance=hard, limits=nq.Limits(timeout=0.3)).status == "timed-out"
+    assert (
+        nq.solve("z3", instance=hard, limits=nq.Limits(max_iterations=50)).status == "timed-out"
+    )  # max_conflicts reached
+    assert nq.count("z3", 10, limits=nq.Limits(timeout=0.05)).status == "timed-out"
 
 
 def test_export_is_what_z3_solves() -> None:
@@ -118,7 +107,7 @@ def test_export_is_what_z3_solves() -> None:
     from nqueens_z3.smt import Z3
 
     solver = Z3()
-    problem = load_one(str(BLOCKED_28))
+    problem = nq.problem_of(instance=str(BLOCKED_28))
     cases = [(problem, "bool", "solved"), (Problem(3), "bool", "no-solution"), (Problem(6, {0: 1}), "int", "solved")]
     for instance, model, status in cases:
         text = solver.export(instance, {"model": model}, "smt2")
@@ -163,8 +152,6 @@ def test_export_refuses_other_formats() -> None:
 
 
 def test_missing_library_is_one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    from nqueens_z3 import smt
-
-    monkeypatch.setattr(smt, "z3_missing", lambda: True)
+    monkeypatch.setattr(Requirement, "missing", lambda self: True)
     with pytest.raises(BadInput, match="pip install z3-solver"):
         nq.solve("z3", 8)

@@ -1,4 +1,4 @@
-"""Execution layer, parent side: each installed plugin first imported in a child process, once per environment.
+"""Loading layer, parent side: each installed plugin first imported in a child process, once per environment.
 
 An exception at import (``sys.exit`` included) is caught in-process and makes
 the plugin a ``LoadError``. A crash is not catchable: a segfault in an
@@ -13,6 +13,10 @@ the solver names it registers (a crash there is refused like one at import).
 The host uses those names to import only the distributions a command needs: a
 plugin that takes seconds to import slows ``nqueens plugins`` and ``-s all``,
 not ``solve -s min-conflicts`` (``host.registry_for``).
+
+The probe lives with discovery in the loading layer: it is part of finding plugins, and
+execution is handed only its outcome, the refusals that worker processes inherit
+(``discovery.installed_refusals``).
 
 Verdicts are cached in ``import-probes.json`` under ``$NQUEENS_CACHE_DIR`` (by
 default ``$XDG_CACHE_HOME/nqueens-plugins`` or ``~/.cache/nqueens-plugins``),
@@ -38,75 +42,11 @@ from nqueens_plugins.core.cache_folder import cache_folder
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.execution import processes
 from nqueens_plugins.formats.output_files import write_whole
+from nqueens_plugins.loading.probe_program import HOST_BROKEN, SURVIVED
 
-ENTRY_POINT_GROUP = "nqueens"
-DISABLE_VARIABLE = "NQUEENS_DISABLE_PLUGINS"
 INHERITED_VARIABLE = "NQUEENS_PROBE_VERDICTS"  # JSON {entry point: why refused}, set for worker processes
 PROBE_SECONDS = 60.0  # an import that takes longer is reported as hanging
-SURVIVED = b"import-survived"
-HOST_BROKEN = b"host-import-failed"
-
-# Imports the entry point and registers it; an exception in the plugin is fine here (the host
-# reports it in-process). Writes the solver names it registered once it survived. The host's own
-# imports stand outside the try: should they break, every probe says so (HOST_BROKEN) instead of
-# quietly reporting no names, which would turn lazy loading off for every plugin.
-PROBE_PROGRAM = (
-    """
-import json, os, sys
-from importlib.metadata import EntryPoint
-try:
-    import pluggy
-    from nqueens_plugins.core import hookspecs
-except BaseException as exc:
-    os.write(int(sys.argv[2]), (HOST_BROKEN + repr(exc).encode())[:60000])
-    os._exit(0)
-names = []
-try:
-    plugin = EntryPoint(name="probe", value=sys.argv[1], group=GROUP).load()
-    manager = pluggy.PluginManager(hookspecs.PROJECT)
-    manager.add_hookspecs(hookspecs)
-    manager.register(plugin, name="probe")
-    def register(solver):
-        name = getattr(solver, "name", None)
-        if isinstance(name, str):
-            names.append(name)
-    for impl in manager.hook.nqueens_register_solvers.get_hookimpls():
-        impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
-except BaseException:
-    pass
-os.write(int(sys.argv[2]), (SURVIVED + json.dumps(names).encode())[:60000])  # within a pipe's buffer
-os._exit(0)
-""".replace("SURVIVED", repr(SURVIVED))
-    .replace("HOST_BROKEN", repr(HOST_BROKEN))
-    .replace("GROUP", repr(ENTRY_POINT_GROUP))
-)
-
-
-def disabled_plugins() -> set[str]:
-    """The plugin names (entry point, distribution or built-in) that ``NQUEENS_DISABLE_PLUGINS`` blocks."""
-    raw = os.environ.get(DISABLE_VARIABLE, "")
-    return {name.strip() for name in raw.split(",") if name.strip()}
-
-
-def installed_entry_points() -> tuple[list[metadata.EntryPoint], list[str]]:
-    """The installed plugins' entry points to load (each once), and the names blocked by the environment."""
-    blocked = disabled_plugins()
-    wanted: list[metadata.EntryPoint] = []
-    blocked_names: list[str] = []
-    for entry_point in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        dist = entry_point.dist
-        if blocked & {entry_point.name, dist.name if dist else None}:
-            blocked_names.append(entry_point.name)
-        elif all(entry_point.name != seen.name for seen in wanted):  # not the same distribution seen twice
-            wanted.append(entry_point)
-    return wanted, blocked_names
-
-
-def installed_refusals() -> dict[str, str]:
-    """Entry point -> why it is not imported, for every installed plugin not blocked (probing those not
-    yet probed). A worker process gets these in its environment, so it never imports them either."""
-    wanted, _ = installed_entry_points()
-    return refusals(wanted) if wanted else {}
+PROBE_PROGRAM = "nqueens_plugins.loading.probe_program"  # run with python -m
 
 
 @dataclass(frozen=True)
@@ -115,7 +55,11 @@ class ImportVerdict:
 
     refused: str
     names: tuple[str, ...] | None = None  # None: not known, so the plugin is always imported
-    cacheable: bool = True  # False: the probe could not import the host itself; ask again next time
+    host_failure: str = ""  # the probe could not import the host itself (not cached: ask again next time)
+
+    @property
+    def cacheable(self) -> bool:
+        return not self.host_failure
 
     def to_json(self) -> dict[str, object]:
         return {"refused": self.refused, "names": None if self.names is None else list(self.names)}
@@ -174,7 +118,7 @@ def probe_all(points: list[metadata.EntryPoint]) -> dict[metadata.EntryPoint, Im
     for point in points:
         read_end, write_end = os.pipe()
         child = subprocess.Popen(
-            [sys.executable, "-c", PROBE_PROGRAM, point.value, str(write_end)],
+            [sys.executable, "-m", PROBE_PROGRAM, point.value, str(write_end)],
             pass_fds=(write_end,),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -215,7 +159,8 @@ def read_available(fd: int) -> bytes:
 def read_verdict(said: bytes, code: int | None) -> ImportVerdict:
     """The verdict from what a probe wrote before it ended (nothing if it died on the way)."""
     if said.startswith(HOST_BROKEN):  # not the plugin's doing: import it, as if its names were not known
-        return ImportVerdict("", None, cacheable=False)
+        why = said[len(HOST_BROKEN) :].decode("utf-8", "replace")
+        return ImportVerdict("", None, host_failure=f"the import probe could not import the host itself: {why}")
     if not said.startswith(SURVIVED):
         return ImportVerdict(death_of_importer(code))
     try:

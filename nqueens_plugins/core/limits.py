@@ -1,0 +1,133 @@
+"""Core layer, any process: ``Limits``, what a run may spend, made once at the front door and carried down.
+
+Every limit a run has (its time limit, the limit on preparing its solver, its
+memory, its iteration cap, its base seed) travels as one frozen, validated
+``Limits``: the API (or the CLI, from its flags) makes it, and grids, tasks,
+results and records carry it as it is. Its fields are checked once, here, with
+the one-line ``BadInput`` messages the user sees; and every default is written
+once, here: the CLI's flags and the API's defaults read these constants.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import operator
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.problem import Problem
+
+# Seconds a worker may take to prepare a solver (rebuild it, import its plugin, run its untimed
+# warm-up) by default. Generous: a first numba compilation or a heavy import takes seconds.
+PREPARE_TIMEOUT = 120.0
+COMPARE_TIMEOUT = 10.0  # seconds per run of a comparison (nqueens compare, nq.compare)
+CROSS_CHECK_TIMEOUT = 10.0  # seconds per solve or count of a cross-check
+EXPORT_TIMEOUT = 60.0  # seconds a plugin may take to write an instance out
+MIN_MEMORY = 1 << 20  # a memory limit below 1 MiB would fail the worker's own first allocation
+
+MEMORY_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
+                "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}  # fmt: skip
+
+
+def whole_number(value: object, what: str, minimum: int | None = None) -> int:
+    """An argument that must be an int (not a bool, str or float): BadInput otherwise."""
+    if isinstance(value, bool):
+        raise BadInput(f"{what} must be a whole number, not {value!r}")
+    if not isinstance(value, int):
+        try:
+            value = operator.index(value)  # type: ignore[arg-type]  # numpy integers are fine
+        except TypeError:
+            raise BadInput(f"{what} must be a whole number, not {value!r}") from None
+    if minimum is not None and value < minimum:
+        raise BadInput(f"{what} must be at least {minimum}, not {value}")
+    return int(value)
+
+
+def time_limit(value: object, what: str = "timeout") -> float | None:
+    """A time limit: None (no limit) or a positive, finite number of seconds."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise BadInput(f"{what} must be a positive number of seconds or None, not {value!r}")
+    return float(value)
+
+
+def parse_memory(value: object) -> int:
+    """A memory size: bytes as a whole number, or with a binary unit: 512M, 1.5G, 2GiB."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        size = value
+    else:
+        match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([a-zA-Z]{0,3})\s*", str(value))
+        unit = match.group(2).lower() if match else ""
+        if match is None or unit not in MEMORY_UNITS:
+            raise BadInput(f"memory takes a size such as 512M or 2G, not {value!r}")
+        size = int(float(match.group(1)) * MEMORY_UNITS[unit])
+    if size < MIN_MEMORY:
+        raise BadInput(f"memory limit must be at least 1M, not {value!r}")
+    return size
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What each run may spend, and the seed its random stream is derived from.
+
+    ``timeout``: seconds the solver call may take (None: no limit), killed from
+    outside past it. ``prepare_timeout``: seconds a worker may take to prepare
+    the solver (import, warm-up, compiled kernels), never counted in ``timeout``
+    and never None. ``memory``: bytes a run may allocate beyond its worker's own
+    (an int, or text such as ``"512M"`` or ``"2G"``, kept as bytes; None: no
+    limit). ``max_iterations``: the budget's iteration cap (None: none).
+    ``seed``: the base seed; each run's own is ``seed_for(solver, problem, trial)``.
+
+    A ``Limits`` is used whole: a field you leave out takes the default shown
+    here, not a function's (``nq.compare(limits=nq.Limits(memory="1G"))`` runs
+    with no time limit; say ``timeout=10`` to keep compare's). ``limits=None``
+    gives a function its own defaults.
+    """
+
+    timeout: float | None = None  # a single solve or count runs until it ends unless told otherwise
+    prepare_timeout: float = PREPARE_TIMEOUT
+    memory: int | None = None
+    max_iterations: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        set_field = object.__setattr__  # frozen: normalized once, here
+        set_field(self, "timeout", time_limit(self.timeout))
+        if self.prepare_timeout is None:
+            raise BadInput("prepare_timeout must be a positive number of seconds, not None")
+        set_field(self, "prepare_timeout", time_limit(self.prepare_timeout, "prepare_timeout"))
+        if self.memory is not None:
+            set_field(self, "memory", parse_memory(self.memory))
+        if self.max_iterations is not None:
+            set_field(self, "max_iterations", whole_number(self.max_iterations, "max_iterations", minimum=1))
+        set_field(self, "seed", whole_number(self.seed, "seed"))
+
+    def seed_for(self, solver: str, problem: Problem, trial: int) -> int:
+        """The seed of one run, from (seed, solver, instance, trial): stable across processes and runs.
+
+        A plain board is named by its n; any other instance by n and its content
+        hash, so instances of one size get different random streams. Variants of
+        one solver share the seed, so ``annealing[cooling=0.99]`` and plain
+        ``annealing`` start from the same random board: options are compared fairly.
+        """
+        instance = str(problem.n) if problem.is_plain else f"{problem.n}#{problem.id}"
+        digest = hashlib.sha256(f"{self.seed}|{solver}|{instance}|{trial}".encode()).digest()
+        return int.from_bytes(digest[:8], "big")
+
+
+DEFAULT_LIMITS = Limits()  # a single solve, count or task when none are given: no time limit, seed 0
+
+# The old keyword arguments each limit had, before limits travelled as one ``Limits``.
+LIMIT_KEYWORDS = ("timeout", "prepare_timeout", "memory", "max_iterations", "seed")
+
+
+def refuse_loose_limits(given: dict[str, Any]) -> None:
+    """BadInput naming the new form for a limit passed as its old keyword (``timeout=5``): functions that
+    take solver options as keywords would otherwise take it for one."""
+    for name in LIMIT_KEYWORDS:
+        if name in given:
+            raise BadInput(f"{name} is a limit now: limits=nq.Limits({name}={given[name]!r})")
