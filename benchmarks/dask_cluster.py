@@ -18,7 +18,7 @@ from pathlib import Path
 from common import finish, header, report, timed
 
 from nqueens_plugins.core.limits import Limits
-from nqueens_plugins.execution.service import LocalExecutor
+from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host

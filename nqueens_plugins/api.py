@@ -12,10 +12,12 @@ its choosing, progress callbacks, and notes to print.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +25,10 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, refuse_loose_limits, whole_number
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant
+from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import CountResult, Result
-from nqueens_plugins.execution.service import Executor, LocalExecutor, shared_executor
-from nqueens_plugins.execution.tasks import Executed, Task, check_countable
+from nqueens_plugins.execution.local import LocalExecutor, shared_executor
+from nqueens_plugins.execution.tasks import Task, check_countable
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_output
@@ -43,7 +46,7 @@ from nqueens_plugins.results.crosscheck import (
 )
 from nqueens_plugins.results.grid import COMPARE_LIMITS, Grid, stream
 from nqueens_plugins.views.animate import Animation
-from nqueens_plugins.views.summary import Summary
+from nqueens_plugins.views.summary_view import Summary
 
 EXPORT_LIMITS = Limits(timeout=EXPORT_TIMEOUT)
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -202,7 +205,6 @@ def solve(
         from nqueens_plugins.execution.inprocess import run
 
         result = run(chosen, problem, limits, trial=trial, trace=traced)
-    assert isinstance(result, Result)
     if trace_file is not None and result.trace is not None:
         from nqueens_plugins.views.animate import write_trace
 
@@ -236,6 +238,8 @@ def count(
     ``progress`` hears each piece come back. With ``out``, it is split too and
     each finished piece is kept in that file as it ends; ``resume=True`` then
     counts only the pieces the file does not hold (a stopped count continues).
+    ``count_plan`` says beforehand what ``nqueens count`` decides: whether a count
+    this long should be confirmed first, the solver's estimate, how many workers.
     """
     refuse_loose_limits(options)
     chosen = variant(solver, **options)
@@ -261,9 +265,98 @@ def count(
         from nqueens_plugins.execution.counting import count_in_parts
 
         return count_in_parts(backend, task, progress, out, resume)
-    result = backend.run(task)
-    assert isinstance(result, CountResult)
-    return result
+    return backend.run(task)
+
+
+COUNT_CONFIRM_FROM = 20  # plain boards from this n take days to count on one machine: ask first
+
+
+@dataclass(frozen=True)
+class CountPlan:
+    """What a count will be, decided before it starts (``count_plan``): the solver, the board, whether it
+    is long enough to ask first, the solver's estimate of its seconds, and how many workers to start."""
+
+    variant: Variant
+    problem: Problem
+    unique: bool
+    limits: Limits
+    split: bool  # counted in the pieces the solver offers, by every worker (to show progress, keep pieces)
+
+    @property
+    def long(self) -> bool:
+        """A plain board from ``COUNT_CONFIRM_FROM`` on: a count of days, whose estimate is worth a second."""
+        return self.problem.is_plain and self.problem.n >= COUNT_CONFIRM_FROM
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """A long count with no time limit: the user should say yes first (``nqueens count --yes``)."""
+        return self.long and self.limits.timeout is None
+
+    @property
+    def jobs(self) -> int:
+        """Workers to start: one per core (0) when the count is split, else one (it is one task)."""
+        return 0 if self.split else 1
+
+    @functools.cached_property
+    def seconds(self) -> float | None:
+        """The solver's own estimate of the count's seconds, on first use (bitboard samples its search for a
+        second or a few); None when it has none or fails to give one: it runs plugin code in this process,
+        and a broken estimate must not stop a count that would run."""
+        try:
+            return count_seconds(self.variant, self.problem, unique=self.unique)
+        except BadInput:
+            raise
+        except Exception:  # noqa: BLE001 - whatever a plugin's estimate raises, the count still runs
+            return None
+
+    @property
+    def how_long(self) -> str | None:
+        """The estimate in words (``about 3.2 hours``), or None without one."""
+        from nqueens_plugins.views.report import format_duration
+
+        return None if self.seconds is None else f"about {format_duration(self.seconds)}"
+
+    def describe(self) -> str:
+        """One line: how many solutions and how long, for a long count (``counting n = 20 ... with bitboard``)."""
+        from nqueens_plugins.core.verify import known_count
+
+        expected = known_count(self.problem.n)
+        size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
+        how_long = self.how_long or "days or more"
+        return f"counting n = {self.problem.n} ({size_note}) would take {how_long} with {self.variant.label}"
+
+
+def count_plan(
+    solver: str | Variant,
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    unique: bool = False,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    limits: Limits | None = None,
+    progress: bool = False,
+    out: str | Path | None = None,
+    kind: str = "local",
+    **options: Any,
+) -> CountPlan:
+    """What ``count`` with these arguments will be, before it starts, as ``nqueens count`` decides it.
+
+    A plain board from ``COUNT_CONFIRM_FROM`` (20) on is ``long``; one with no
+    ``limits.timeout`` ``needs_confirmation`` (the command refuses it without
+    ``--yes``, saying ``describe()``: the solver's estimate, ``seconds``, taken
+    only when asked for). A count with ``progress``, kept in ``out`` or on a
+    ``dask`` executor (``kind``) is split into pieces counted by every worker:
+    ``jobs`` is 0 then (one per core, for ``executor_for``), else 1.
+    """
+    refuse_loose_limits(options)
+    return CountPlan(
+        variant(solver, **options),
+        problem_of(n, instance, fixed, blocked),
+        unique,
+        limits_of(limits, DEFAULT_LIMITS),
+        split=bool(progress or out or kind == "dask"),
+    )
 
 
 def count_seconds(
@@ -495,7 +588,6 @@ def export(
     chosen = variant(solver)
     task = Task.export(chosen, problem, format, limits)
     executed = (executor or shared_executor()).run(task)
-    assert isinstance(executed, Executed)
     if executed.error is not None:
         raise ExportFailed(f"{chosen.label} could not export {problem.label} as {format}: {executed.error}")
     if not isinstance(executed.outcome, str):
@@ -529,20 +621,124 @@ def animation(run: Result | str | Path) -> Animation:
 def summary(records: str | Path | Iterable[Mapping[str, Any]], baseline: str | None = None) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
-    interval, Mann-Whitney U; needs scipy). ``records`` is a results file or what ``compare`` returned.
-    A notebook shows it as tables; ``summary(...).figure()`` is the ``nqueens plot`` figure.
+    interval, Mann-Whitney U; needs scipy). ``records`` is a results file (read streaming: any size in flat
+    memory) or what ``compare`` returned. A notebook shows it as tables; ``summary(...).figure()`` is the
+    ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds)
+    is in ``notes``.
     """
     from nqueens_plugins.results.statistics import require_scipy
-    from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
+    from nqueens_plugins.results.summary import baseline_rows, summary_rows
 
     if baseline is not None:
         require_scipy("a baseline")
-    warnings: list[str] = []
-    groups, notes = group_runs(read_records_of(records, warnings))
-    if not groups:
+    read = grouped(records)
+    if not read.groups:
         raise BadInput("no runs to summarise")
-    against = baseline_rows(groups, baseline) if baseline is not None else []
-    return Summary(summary_rows(groups), baseline, against, warnings + notes, groups)
+    against = baseline_rows(read.groups, baseline) if baseline is not None else []
+    return Summary(summary_rows(read.groups), baseline, against, read.warnings + read.notes, read.groups)
+
+
+REPORT_FORMATS = ("table", "markdown", "csv", "json", "html")
+
+
+def report(
+    results: str | Path,
+    *,
+    format: str = "table",
+    baseline: str | None = None,
+    output: str | Path | None = None,
+    notify: Notify | None = None,
+) -> Any:
+    """``nqueens report``: a results file summarised (read streaming: any size in flat memory), as
+    ``format``: ``markdown``, ``csv``, ``json`` and ``html`` (one self-contained page) are text, ``table``
+    a rich table. With ``baseline`` (a variant in the file; needs scipy) every other variant is set against
+    it. With ``output`` the report is written there, whole (a table as plain text), and what was written is
+    returned; ``html`` needs ``output``. ``notify(line)`` hears what the reader should know, ``warning:``
+    (lines of the file skipped) and ``note:`` (a file mixing seeds), before anything is refused (default:
+    Python warnings). A file with no runs is refused: an empty table would look like nothing went wrong.
+    """
+    from nqueens_plugins.formats.output_files import write_whole
+    from nqueens_plugins.results.statistics import require_scipy
+    from nqueens_plugins.results.summary import baseline_rows, summary_rows
+    from nqueens_plugins.views.report import plain_text, render_baseline, render_summary
+
+    if format not in REPORT_FORMATS:
+        raise BadInput(f"format is one of {', '.join(REPORT_FORMATS)}, not {format!r}")
+    if format == "html" and output is None:
+        raise BadInput("--format html writes a file: give -o report.html")
+    if baseline is not None:
+        require_scipy("--baseline")
+    target = Path(output) if output is not None else None
+    if target is not None:
+        check_output(target, "a report", reading=[Path(results)])
+    boards: list[dict[str, Any]] | None = [] if format == "html" else None
+    read = grouped(results, boards)
+    tell = notify or python_warning
+    for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in read.notes]:
+        tell(line)
+    if not read.groups:
+        raise BadInput(f"{str(results)!r} holds no runs to report")
+    compared = (baseline, baseline_rows(read.groups, baseline)) if baseline is not None else None
+    if format == "html":
+        from nqueens_plugins.views.html_report import render_html
+
+        notes = read.notes + read.warnings
+        page = render_html(Path(results).name, read.headers, read.groups, notes, boards or [], compared)
+        write_whole(target, page)  # type: ignore[arg-type]
+        return page
+    rows = summary_rows(read.groups)
+    shown = render_summary(rows, format) if compared is None else render_baseline(*compared, format)
+    if target is None:
+        return shown
+    text = plain_text(shown)
+    text = text if text.endswith("\n") else text + "\n"
+    write_whole(target, text)
+    return text
+
+
+def plot(results: str | Path, output: str | Path, *, notify: Notify | None = None) -> Path:
+    """``nqueens plot``: run-time distributions, ERT and success against n (or against an instance
+    family's parameter) of a results file, written to ``output`` (``.png``, ``.svg`` or ``.pdf``; needs
+    matplotlib), whole or not at all; returns its path. ``notify(line)`` hears the warnings (lines of the
+    file skipped, a file mixing seeds; default: Python warnings). A file with no runs is refused."""
+    from nqueens_plugins.views.plot import check_output as check_figure_output
+    from nqueens_plugins.views.plot import plot_results
+
+    target = Path(output)
+    check_figure_output(target)
+    check_output(target, "a figure", reading=[Path(results)])
+    read = grouped(results)
+    tell = notify or python_warning
+    for warning in read.warnings + read.notes:
+        tell(f"warning: {warning}")
+    plot_results(read.groups, target)
+    return target
+
+
+@dataclass
+class Grouped:
+    """Runs grouped for a summary, a report or a plot, with what reading them found."""
+
+    groups: dict[Any, Any]  # results.summary.group_runs: (solver, n, instance, seed, version) -> Group
+    notes: list[str]  # what the reader should know of the runs (a file mixing seeds or versions)
+    warnings: list[str]  # what the file reader skipped (a line cut short, a line that is not a record)
+    headers: list[dict[str, Any]]  # the file's headers (provenance), none for records given as they are
+
+
+def grouped(records: str | Path | Iterable[Mapping[str, Any]], boards: list[dict[str, Any]] | None = None) -> Grouped:
+    """The runs of a results file (streamed, ``records.read_runs``) or of the records given, grouped;
+    with ``boards``, a few verified boards kept for the HTML page as they stream past."""
+    from nqueens_plugins.formats.records import Loaded, read_runs
+    from nqueens_plugins.results.summary import group_runs
+
+    loaded = Loaded()
+    runs = read_runs(Path(records), loaded) if isinstance(records, (str, Path)) else records
+    if boards is not None:
+        from nqueens_plugins.views.html_report import sample_boards
+
+        runs = sample_boards(runs, boards)  # type: ignore[arg-type]  # records from compare are dicts too
+    groups, notes = group_runs(runs)
+    return Grouped(groups, notes, loaded.warnings, loaded.headers)
 
 
 def read_records_of(
@@ -551,10 +747,10 @@ def read_records_of(
     """The run records of a results file (each with its time limit), or the given records as they are;
     ``warnings`` hears what the file reader skipped (a line cut short, a line that is not a record)."""
     if isinstance(records, (str, Path)):
-        from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
+        from nqueens_plugins.formats.records import Loaded, read_runs
 
         loaded = Loaded()
-        read = list(with_time_limits(scan_records(Path(records), loaded), loaded))
+        read = list(read_runs(Path(records), loaded))
         if warnings is not None:
             warnings.extend(loaded.warnings)
         return read

@@ -18,7 +18,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import functools
-import io
 import json
 import re
 import signal
@@ -33,8 +32,7 @@ import click
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import COMPARE_TIMEOUT, CROSS_CHECK_TIMEOUT, EXPORT_TIMEOUT, PREPARE_TIMEOUT, Limits
-from nqueens_plugins.core.problem import Problem, Status
-from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.core.problem import Status
 from nqueens_plugins.formats.output_files import check_output, write_whole
 from nqueens_plugins.views.escaping import for_terminal, strict_json
 
@@ -66,7 +64,7 @@ def exit_statuses(command: str) -> str:
 
 
 BOARD_DEFAULT_MAX = 32
-COUNT_CONFIRM_FROM = 20  # counts from this n take days on one machine: ask first
+COUNT_CONFIRM_FROM = 20  # api.COUNT_CONFIRM_FROM, for --help without importing the API (a test keeps them equal)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -453,36 +451,38 @@ def count(
     command with --resume counts only the pieces not in FILE yet.
     """
     from nqueens_plugins import api
-    from nqueens_plugins.core.verify import known_count
-    from nqueens_plugins.views.report import count_summary, format_duration
+    from nqueens_plugins.views.report import count_summary
 
-    variant = api.variant(spec)
-    problem = api.problem_of(size, instance, fixed, blocked)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    plan = api.count_plan(
+        spec,
+        size,
+        instance=instance,
+        unique=unique,
+        fixed=fixed,
+        blocked=blocked,
+        limits=limits,
+        progress=progress,
+        out=out,
+        kind=executor_kind,
+    )
     if resume and out is None:
         fail("--resume continues the count kept in --out FILE: give --out too")
     how_long = None  # the solver's estimate for a count that takes days, said before the count and after
-    timeout = limits.timeout
-    refused = timeout is None and not yes
-    if problem.is_plain and problem.n >= COUNT_CONFIRM_FROM and (refused or not as_json):
-        estimate = count_estimate(variant, problem, unique)
-        how_long = None if estimate is None else f"about {format_duration(estimate)}"
-        expected = known_count(problem.n)
-        size_note = f"{expected:,} solutions" if expected else "more solutions than OEIS lists"
-        whole = f"counting n = {problem.n} ({size_note}) would take {how_long or 'days or more'} with {variant.label}"
+    refused = plan.needs_confirmation and not yes
+    if plan.long and (refused or not as_json):  # the estimate takes a second: only where it is shown
+        how_long = plan.how_long
         if refused:
-            fail(f"{whole} on this machine; add --timeout SEC to count for that long, or --yes")
+            fail(f"{plan.describe()} on this machine; add --timeout SEC to count for that long, or --yes")
         if how_long:
+            timeout = limits.timeout
             limit = f"; counting for {timeout:g} s" if timeout is not None else ""
-            click.echo(f"nqueens: note: {whole} on this machine (its estimate){limit}", err=True)
-    if progress is None:
-        progress = sys.stderr.isatty()
-    # With progress (or on a cluster) the count is split into the pieces the solver offers, counted by
-    # all local workers (or the cluster's), so there is something to show between start and end.
-    jobs = 0 if progress or out or executor_kind == "dask" else 1
-    with api.executor_for(executor_kind, scheduler, jobs) as executor, count_progress(progress) as shown:
+            click.echo(f"nqueens: note: {plan.describe()} on this machine (its estimate){limit}", err=True)
+    with api.executor_for(executor_kind, scheduler, plan.jobs) as executor, count_progress(progress) as shown:
         result = api.count(
-            variant,
-            problem,
+            plan.variant,
+            plan.problem,
             unique=unique,
             limits=limits,
             executor=executor,
@@ -500,19 +500,6 @@ def count(
         sys.exit(EXIT_REJECTED)
     if result.status != Status.SOLVED:
         sys.exit(EXIT_NOT_SOLVED)
-
-
-def count_estimate(variant: Variant, problem: Problem, unique: bool) -> float | None:
-    """The solver's own estimate of a count's seconds, or None when it has none or fails to give one: it
-    runs plugin code in this process, and a broken estimate must not stop a count that would run."""
-    from nqueens_plugins import api
-
-    try:
-        return api.count_seconds(variant, problem, unique=unique)
-    except BadInput:
-        raise
-    except Exception:  # noqa: BLE001 - whatever a plugin's estimate raises, the count still runs
-        return None
 
 
 # --- cross-check ---------------------------------------------------------------
@@ -551,6 +538,7 @@ def cross_check(
 ) -> None:
     """Every solver on each n (or instance); all must agree with each other and with what is published."""
     from nqueens_plugins import api
+    from nqueens_plugins.results.crosscheck import tally
     from nqueens_plugins.views.report import crosscheck_table, crosscheck_verdict, instance_checks_summary
 
     if instance is not None and sizes is not None:
@@ -591,9 +579,7 @@ def cross_check(
             for label, reason in skipped.items():
                 click.echo(f"nqueens: note: {label} skipped where it cannot take the instance: {reason}", err=True)
             show(instance_checks_summary(found, expected is not None))
-            undecided = ("undecided", "unsatisfiable (unconfirmed)")
-            inconclusive = sum(1 for c in found if c.agrees and c.verdict in undecided)
-            click.echo(crosscheck_verdict(len(found), sum(1 for c in found if not c.agrees), inconclusive))
+            click.echo(crosscheck_verdict(*tally(found)))
         sys.exit(0 if all(c.agrees for c in found) else EXIT_NOT_SOLVED)
     if as_json:
         click.echo(strict_json([c.to_dict() for c in checks], indent=2))
@@ -603,8 +589,7 @@ def cross_check(
     if not as_json:
         for check in problems:
             click.echo(f"disagreement: {check.describe()}", err=True)
-        inconclusive = sum(1 for c in checks if c.agrees and c.inconclusive)
-        click.echo(crosscheck_verdict(len(checks), len(problems), inconclusive))
+        click.echo(crosscheck_verdict(*tally(checks)))
     sys.exit(0 if not problems else EXIT_NOT_SOLVED)
 
 
@@ -693,10 +678,9 @@ def compare(
         else:
             rows = summarise(runs)  # streamed: the records are not kept
     if resume and out is not None:
-        from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
+        from nqueens_plugins.formats.records import read_runs
 
-        loaded = Loaded()
-        rows = summarise(with_time_limits(scan_records(Path(out), loaded), loaded))  # streamed: any size
+        rows = summarise(read_runs(Path(out)))  # streamed: any size
         tell(f"note: the table covers every run in {out}; this call added {watched.runs:,}")
     show(render_summary(rows, fmt))
     watched.tell()
@@ -721,52 +705,16 @@ def compare(
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
 def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: str | None) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
+    from nqueens_plugins import api
+
     fmt = json_format(fmt, as_json)
-    from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.results.summary import baseline_rows, group_runs, summary_rows
-    from nqueens_plugins.views.report import render_baseline, render_summary
-
-    if fmt == "html" and output is None:
-        raise BadInput("--format html writes a file: give -o report.html")
-    if baseline is not None:
-        from nqueens_plugins.results.statistics import require_scipy
-
-        require_scipy("--baseline")
-    target = Path(output) if output is not None else None
-    if target is not None:
-        check_output(target, "a report", reading=[Path(results)])
-    loaded = Loaded()
-    boards: list[dict[str, Any]] = []
-    records: Any = with_time_limits(scan_records(Path(results), loaded), loaded)
-    if fmt == "html":
-        from nqueens_plugins.views.html_report import sample_boards
-
-        records = sample_boards(records, boards)
-    groups, notes = group_runs(records)
-    for warning in loaded.warnings + [f"note: {note}" for note in notes]:
-        tell(warning if warning.startswith("note: ") else f"warning: {warning}")
-    if not groups:  # as plot says: an empty table would look like a report of nothing going wrong
-        raise BadInput(f"{results!r} holds no runs to report")
-    compared = (baseline, baseline_rows(groups, baseline)) if baseline is not None else None
-    if fmt == "html":
-        from nqueens_plugins.views.html_report import render_html
-
-        page = render_html(Path(results).name, loaded.headers, groups, notes + loaded.warnings, boards, compared)
-        write_whole(target, page)  # type: ignore[arg-type]
-        click.echo(f"wrote {output} ({len(page.encode()) / 1024:,.0f} KiB)")
-        return
-    shown = render_summary(summary_rows(groups), fmt) if compared is None else render_baseline(*compared, fmt)
-    if target is None:
+    shown = api.report(results, format=fmt, baseline=baseline, output=output, notify=tell)
+    if output is None:
         show(shown)
-        return
-    if not isinstance(shown, str):  # a rich table: as text, without colour
-        from rich.console import Console
-
-        console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO())  # a file, like a pipe: whole
-        console.print(shown)
-        shown = console.export_text()
-    write_whole(target, shown if shown.endswith("\n") else shown + "\n")
-    click.echo(f"wrote {output}")
+    elif fmt == "html":
+        click.echo(f"wrote {output} ({len(shown.encode()) / 1024:,.0f} KiB)")
+    else:
+        click.echo(f"wrote {output}")
 
 
 @cli.command(epilog=exit_statuses("plot"))
@@ -774,18 +722,9 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")
 def plot(results: str, output: str) -> None:
     """Plot run-time distributions, ERT and success against n from a results file (.png, .svg or .pdf)."""
-    from nqueens_plugins.formats.records import Loaded, scan_records, with_time_limits
-    from nqueens_plugins.results.summary import group_runs
-    from nqueens_plugins.views.plot import check_output as check_figure_output
-    from nqueens_plugins.views.plot import plot_results
+    from nqueens_plugins import api
 
-    check_figure_output(Path(output))
-    check_output(Path(output), "a figure", reading=[Path(results)])
-    loaded = Loaded()
-    groups, notes = group_runs(with_time_limits(scan_records(Path(results), loaded), loaded))
-    for warning in loaded.warnings + notes:
-        tell(f"warning: {warning}")
-    plot_results(groups, Path(output))
+    api.plot(results, output, notify=tell)
     click.echo(f"wrote {output}")
 
 
@@ -1047,11 +986,10 @@ def show(renderable: Any) -> None:
         make_console().print(renderable)
 
 
-PIPED_WIDTH = 1000  # columns: wider than any table (a table keeps its natural width; the console is not filled)
-
-
 def make_console() -> Any:
     from rich.console import Console
+
+    from nqueens_plugins.views.report import PIPED_WIDTH
 
     # Piped output (a file, a CI log, grep) gets room for whole tables: a table never folds its cells there.
     # A terminal keeps its own width, and the tables of views/report.py split themselves to fit it.

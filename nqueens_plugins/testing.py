@@ -1,4 +1,4 @@
-"""API layer (beside ``api.py``), parent side: the contract kit. Does my solver keep the host's promises?
+"""API layer (above ``api.py``), parent side: the contract kit. Does my solver keep the host's promises?
 
 Two ways to use it.
 
@@ -50,14 +50,14 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from nqueens_plugins import api
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
 from nqueens_plugins.execution.judge import CountResult, Result
-from nqueens_plugins.execution.service import shared_executor
-from nqueens_plugins.execution.tasks import Task, check_runnable
+from nqueens_plugins.execution.tasks import check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import check_solver
@@ -103,16 +103,14 @@ HARD_INSTANCE = Path(__file__).parent / "data" / "blockedqueens.56.1860451109.pa
 
 
 def run(variant: Variant, problem: Problem, limits: Limits) -> Result:
-    """Solve through the execution service: isolated, so a hang or crash fails the check, not the suite."""
-    result = shared_executor().run(Task.solve(variant, problem, limits))
-    assert isinstance(result, Result)
-    return result
+    """Solve as a user would (``nq.solve``): isolated in a warm worker, killed from outside at the limit, so a
+    hang or crash fails the check, not the suite."""
+    return api.solve(variant, problem, limits=limits)
 
 
 def count(variant: Variant, problem: Problem, limits: Limits) -> CountResult:
-    result = shared_executor().run(Task.count(variant, problem, limits))
-    assert isinstance(result, CountResult)
-    return result
+    """Count as a user would (``nq.count``), isolated like ``run``."""
+    return api.count(variant, problem, limits=limits)
 
 
 def variant_of(spec: str) -> Variant:

@@ -13,13 +13,7 @@ from nqueens_plugins.core.verify import verify_count, verify_outcome
 from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.formats import published
 from nqueens_plugins.formats.published import published_answer
-from nqueens_plugins.results.crosscheck import (
-    DISAGREEMENT,
-    UNSATISFIABLE,
-    InstanceCheck,
-    judge_instance,
-    read_expected,
-)
+from nqueens_plugins.results.crosscheck import InstanceCheck, Verdict, judge_instance, read_expected
 from nqueens_plugins.results.summary import baseline_rows, group_runs, summarise
 
 DATA = Path(__file__).parent / "data"
@@ -223,14 +217,14 @@ def test_a_verified_board_outranks_every_claim_and_names_the_claimant_wrong() ->
         answer(problem, "liar", Status.NO_SOLUTION, None),
     ]
     check = judge_instance(problem, results, {"zero-counter": 0}, None)
-    assert check.verdict == DISAGREEMENT
+    assert check.verdict == Verdict.DISAGREEMENT
     assert "board verified (bitset-mrv): the no-solution of liar, zero-counter is wrong" in check.detail
 
 
 def test_a_no_solution_the_published_answer_confirms_needs_no_second_solver() -> None:
     problem = Problem(10, blocked=frozenset({(0, 0)}), source=UNSAT)
     check = judge_instance(problem, [answer(problem, "bitset-mrv", Status.NO_SOLUTION, True)], {}, False)
-    assert check.verdict == UNSATISFIABLE and "confirmed by the published answer" in check.detail
+    assert check.verdict == Verdict.UNSATISFIABLE and "confirmed by the published answer" in check.detail
 
 
 def two_refuters(families: dict[str, str]) -> InstanceCheck:
@@ -245,7 +239,7 @@ def two_refuters(families: dict[str, str]) -> InstanceCheck:
 
 def test_a_no_solution_confirmed_within_one_family_only_is_flagged() -> None:
     same = two_refuters({"bitset-mrv": "search", "backtracking": "search"})
-    assert same.verdict == UNSATISFIABLE and "confirmed within one family only (search)" in same.detail
+    assert same.verdict == Verdict.UNSATISFIABLE and "confirmed within one family only (search)" in same.detail
     mixed = two_refuters({"bitset-mrv": "search", "backtracking": "SAT"})
     assert "families: SAT, search" in mixed.detail and mixed.refuting_families == ["SAT", "search"]
     assert same.within_one_family and not mixed.within_one_family
@@ -258,7 +252,7 @@ def test_the_cross_check_summary_says_how_each_no_solution_was_confirmed() -> No
     mixed = two_refuters({"bitset-mrv": "search", "backtracking": "SAT"})
     problem = Problem(10, blocked=frozenset({(0, 0)}), source="mine.param")
     alone = judge_instance(problem, [answer(problem, "bitset-mrv", Status.NO_SOLUTION, True)], {}, False)
-    assert alone.verdict == UNSATISFIABLE and not alone.within_one_family
+    assert alone.verdict == Verdict.UNSATISFIABLE and not alone.within_one_family
     summary = instance_checks_summary([same, mixed, alone], with_published=False)
     assert (
         "no solution confirmed across families: 1 of 3 (by 2 families each, of SAT, search); "
@@ -271,5 +265,5 @@ def test_cross_check_of_a_shipped_instance_holds_it_against_its_published_answer
     import nqueens_plugins as nq
 
     (check,), _ = nq.cross_check_files(["diag-10-4-1.param@7"], "bitset-mrv,forward-checking")
-    assert check.published is False and check.verdict == UNSATISFIABLE and check.agrees
+    assert check.published is False and check.verdict == Verdict.UNSATISFIABLE and check.agrees
     assert "confirmed by the published answer" in check.detail

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins.execution import service
-from nqueens_plugins.execution.service import LocalExecutor
+from nqueens_plugins.execution import worker_handle
+from nqueens_plugins.execution.local import LocalExecutor
+from nqueens_plugins.execution.messages import Ready
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
@@ -396,8 +397,8 @@ def test_the_workers_own_failure_goes_to_a_log_the_record_names(tmp_path: Path) 
     completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert completed.returncode == 1 and "Traceback" not in completed.stderr, completed.stderr
     assert "RuntimeError: a bug in the worker itself" in log.read_text()
-    assert service.death_message(1, log) == f"worker process exited with status 1; its traceback is in {log}"
-    assert service.death_message(-11, tmp_path / "none.log") == "worker process crashed (SIGSEGV)"
+    assert worker_handle.death_message(1, log) == f"worker process exited with status 1; its traceback is in {log}"
+    assert worker_handle.death_message(-11, tmp_path / "none.log") == "worker process crashed (SIGSEGV)"
 
 
 def test_a_worker_whose_service_is_gone_ends_quietly_and_leaves_no_log(tmp_path: Path) -> None:
@@ -422,7 +423,7 @@ def test_a_worker_whose_service_is_gone_ends_quietly_and_leaves_no_log(tmp_path:
     os.close(from_child_write)
     sender, receiver = Connection(to_child_write, readable=False), Connection(from_child_read, writable=False)
     try:
-        assert receiver.poll(60) and receiver.recv() == ("ready",)
+        assert receiver.poll(60) and receiver.recv() == Ready()
         receiver.close()  # the service is gone: nobody reads what the worker says next
         variant = host.registry().variant("min-conflicts")
         sender.send_bytes(cloudpickle.dumps(Task.solve(variant, make_problem(8), nq.Limits(timeout=5))))

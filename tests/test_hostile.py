@@ -237,7 +237,7 @@ def test_a_long_error_message_is_cut_to_a_bounded_length(hostile: Path) -> None:
 def test_no_worker_traceback_reaches_the_terminal(
     hostile: Path, capfd: pytest.CaptureFixture[str], solver: str
 ) -> None:
-    from nqueens_plugins.execution.service import LocalExecutor
+    from nqueens_plugins.execution.local import LocalExecutor
 
     with LocalExecutor(1) as executor:  # started here, so its workers write to the captured stderr
         result = nq.solve(solver, 8, executor=executor)

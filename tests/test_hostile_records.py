@@ -290,3 +290,26 @@ def test_any_line_is_a_valid_record_or_a_warning(data: st.DataObject, position: 
         provenance(header)
     other = {"seed": 1, "timeout": 5.0, "memory": 1024, "trials": 3, "solvers": ["x"], "boards": ["b"]}
     grid_difference(loaded.headers, {run_key(record) for record in records}, other)  # what a resume checks
+
+
+def test_records_of_a_large_blocked_instance_are_each_verified_against_its_squares(tmp_path: Path) -> None:
+    """The set of an instance's ~600 blocked squares is built once for the records that share it (a speed
+    measure): each record is still checked against its own squares, so one whose squares were edited to
+    block a queen is caught, and the records after it are checked against theirs again."""
+    import nqueens_plugins as nq
+    from nqueens_plugins.formats.records import Loaded, scan_records
+
+    instance = Path(nq.__file__).parent / "data" / "blockedqueens.28.1449787894.param"
+    (record,) = nq.compare("bitset-mrv", [str(instance)], keep_queens=True)
+    problem = nq.problem_of(instance=str(instance))
+    assert len(problem.blocked) > 64  # past the verdict cache of small boards
+    # The same board, with its first queen's square added to the blocked ones: only that is wrong with it.
+    column, row = 0, record["queens"][0]
+    moved = dict(record, blocked=[*record["blocked"], [column, row]])
+    header = {"type": "header", "format": "nqueens-results", "format_version": 1}
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in (header, record, moved, record)) + "\n")
+    loaded = Loaded()
+    verified = [run["verified"] for run in scan_records(path, loaded)]
+    assert verified == [True, False, True]
+    assert any("1 record(s) claim a solution the verifier rejects" in warning for warning in loaded.warnings)

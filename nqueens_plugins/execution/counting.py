@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.problem import Count, Status
+from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import CountResult, judge_count
-from nqueens_plugins.execution.service import Executor
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Executed, Task
 from nqueens_plugins.formats.count_pieces import PiecesFile
 
 
 def count_in_parts(
     executor: Executor,
-    task: Task,
+    task: Task[CountResult],
     progress: Callable[[int, int], None] | None = None,
     out: str | Path | None = None,
     resume: bool = False,
@@ -41,11 +41,10 @@ def count_in_parts(
     a lower bound (``timed-out``). The task's ``timeout`` holds for the whole
     count, less no preparation: the plan is timed like any call, then every piece
     carries the same deadline, which a worker moves by what preparing the solver
-    took it (``service.WorkerProcess.prepared``). ``progress(done, total)`` is
+    took it (``worker_handle.WorkerProcess.prepared``). ``progress(done, total)`` is
     called as pieces come back (this is how a long count shows how far it is).
     """
-    ((_, plan),) = executor.map([replace(task, kind=TaskKind.COUNT_PLAN)])
-    assert isinstance(plan, Executed)
+    ((_, plan),) = executor.map([task.plan()])
     parts = plan.outcome
     if plan.error is not None and out is not None:
         # Kept piece by piece, a count must be split the same way every run: a split that failed
@@ -75,7 +74,7 @@ def count_in_parts(
 WHOLE = "the whole count"  # the one piece of a count its solver does not split
 
 
-def count_whole(executor: Executor, task: Task, pieces: PiecesFile | None) -> CountResult:
+def count_whole(executor: Executor, task: Task[CountResult], pieces: PiecesFile | None) -> CountResult:
     """A count in one piece (its solver offers none): run once, or taken from ``pieces`` when it holds it."""
     if pieces is not None and 0 in pieces.finished:
         kept = pieces.finished[0]
@@ -84,7 +83,6 @@ def count_whole(executor: Executor, task: Task, pieces: PiecesFile | None) -> Co
         result.counters["parts_resumed"] = 1
         return result
     ((_, answer),) = executor.map([task])  # ``run`` may be what called us
-    assert isinstance(answer, CountResult)
     if pieces is not None and answer.status is Status.SOLVED and answer.solutions is not None:
         pieces.record(
             0, Count(Status.SOLVED, answer.solutions, task.unique, answer.iterations, answer.counters), answer.seconds
@@ -94,7 +92,7 @@ def count_whole(executor: Executor, task: Task, pieces: PiecesFile | None) -> Co
 
 def count_pieces(
     executor: Executor,
-    task: Task,
+    task: Task[CountResult],
     plan: Executed,
     parts: list[Any],
     progress: Callable[[int, int], None] | None,
@@ -121,14 +119,13 @@ def count_pieces(
     to_count = []
     for index, part in enumerate(parts):
         if index not in finished:
-            piece_task = replace(task, kind=TaskKind.COUNT_PART, part=part)
+            piece_task = task.piece(part)
             index_of[id(piece_task)] = index
             to_count.append(piece_task)
     answers = executor.map(to_count)
     finished_here = 0
     try:
         for piece_task, executed in answers:
-            assert isinstance(executed, Executed)
             done += 1
             preparing = max(preparing, executed.prepare_seconds or 0.0)
             if progress is not None:

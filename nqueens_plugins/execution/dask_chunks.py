@@ -13,9 +13,10 @@ from __future__ import annotations
 import atexit
 import threading
 from importlib import metadata
+from typing import Any
 
 from nqueens_plugins.core.hookspecs import ENTRY_POINT_GROUP
-from nqueens_plugins.execution.service import LocalExecutor
+from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.tasks import Executed, Task
 
 _local = threading.local()
@@ -30,7 +31,7 @@ def installed_plugins() -> dict[str, str]:
     return versions
 
 
-def run_chunk(tasks: list[Task]) -> list[tuple[Executed, float | None]]:
+def run_chunk(tasks: list[Task[Any]]) -> list[tuple[Executed, float | None]]:
     """Run the chunk in this thread's isolated worker process; results unverified."""
     executor = getattr(_local, "executor", None)
     if executor is None:

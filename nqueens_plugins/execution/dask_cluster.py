@@ -25,23 +25,27 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from nqueens_plugins.core.errors import BadInput, install_hint
 from nqueens_plugins.execution import dask_chunks
+from nqueens_plugins.execution.answers import CountResult
 from nqueens_plugins.execution.counting import count_in_parts
 from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
-from nqueens_plugins.execution.judge import Answer, conclude
-from nqueens_plugins.execution.service import Executor
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.executor import Executor
+from nqueens_plugins.execution.judge import conclude
+from nqueens_plugins.execution.tasks import Task, TaskKind
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
 WINDOW_PER_WORKER = 4  # chunks in flight per Dask worker
 CONNECT_SECONDS = 10
 
+R = TypeVar("R")
+T = TypeVar("T")
 
-def in_chunks(tasks: Iterable[Task], size: int) -> Iterator[list[Task]]:
+
+def in_chunks(tasks: Iterable[T], size: int) -> Iterator[list[T]]:
     """Consecutive lists of ``size`` tasks, read lazily (a long grid is never copied whole)."""
     iterator = iter(tasks)
     while chunk := list(islice(iterator, size)):
@@ -106,14 +110,14 @@ class DaskExecutor(Executor):
             raise BadInput("the Dask cluster has no workers")
         self.workers = len(theirs)
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, Answer | Executed]]:
+    def map(self, tasks: Iterable[Task[R]]) -> Iterator[tuple[Task[R], R]]:
         """Run every task on the cluster; yield (task, verified result) chunk by chunk as they end."""
         from distributed import as_completed
 
         chunks = in_chunks(tasks, self.chunk_size)
-        submitted: dict[Any, list[Task]] = {}
+        submitted: dict[Any, list[Task[R]]] = {}
 
-        def submit(chunk: list[Task]) -> Any:
+        def submit(chunk: list[Task[R]]) -> Any:
             future = self.client.submit(run_chunk, chunk, pure=False)
             submitted[future] = chunk
             return future
@@ -141,10 +145,11 @@ class DaskExecutor(Executor):
             for future in submitted:
                 future.cancel()
 
-    def run(self, task: Task) -> Answer | Executed:
+    def run(self, task: Task[R]) -> R:
         """One task; a count is split into the pieces its solver offers, counted across the cluster."""
         if task.kind == TaskKind.COUNT:
-            return count_in_parts(self, task)
+            # A count's kind is what makes it a Task[CountResult] (Task.count): the type follows the kind.
+            return cast(R, count_in_parts(self, cast(Task[CountResult], task)))
         return super().run(task)
 
     def close(self) -> None:

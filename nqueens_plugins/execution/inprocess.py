@@ -2,7 +2,7 @@
 
 For trusted solvers and benchmarks (``nq.solve(..., isolate=False)``): the time
 limit is the solver's own to honour, and a crash takes this process with it.
-Everything else goes through ``service.py`` (isolated workers, limits enforced
+Everything else goes through an executor (``local.py``) (isolated workers, limits enforced
 from outside). The solver gets a copy of the problem, so a plugin that changes
 what it was given is still judged on the host's own.
 """

@@ -9,120 +9,18 @@ that JSON can hold, and say why when something was dropped or rejected.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
 from nqueens_plugins.core.limits import Limits
-from nqueens_plugins.core.problem import Count, Outcome, Problem, Status, Trace
+from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import verify_count, verify_outcome
+from nqueens_plugins.execution.answers import Answer, CountResult, Result
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
-from nqueens_plugins.formats.records import instance_fields
 
-QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
-
-
-@dataclass
-class Result:
-    """A verified run. ``status`` is a solver's Status, or the host's ``error`` / ``invalid``."""
-
-    solver: str  # the variant's label, e.g. simulated-annealing[cooling=0.99]
-    name: str
-    options: dict[str, Any]
-    problem: Problem
-    seed: int
-    trial: int
-    status: Status
-    verified: bool | None
-    reason: str | None
-    queens: np.ndarray | None  # integers (int32 or int64), queens[c] = r; an array so 10^8 queens stay small
-    iterations: int = 0
-    moves: int = 0
-    counters: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0  # the solver call alone, timed in the process that ran it
-    overhead_seconds: float = 0.0  # the rest of the parent's wall time for the run (messages, verification)
-    prepare_seconds: float | None = None  # its worker's untimed preparation of the solver, if this run needed one
-    output: str | None = None  # the end of what the solver printed (at most output.TAIL_CHARACTERS)
-    output_bytes: int = 0  # how much it printed
-    complete: bool | None = None  # the solver is complete (it can prove no solution exists); None: not recorded
-    trace: Trace | None = None  # the steps, when traced (not part of the record)
-    limits: Limits | None = None  # what the run was allowed (its record's ``timeout``); None: not known
-
-    @property
-    def timeout(self) -> float | None:
-        """The run's time limit, which an unsolved run is censored at (None: no limit, or not known)."""
-        return None if self.limits is None else self.limits.timeout
-
-    @property
-    def n(self) -> int:
-        return self.problem.n
-
-    @property
-    def fixed(self) -> dict[int, int]:
-        return dict(self.problem.fixed)
-
-    @property
-    def solved(self) -> bool:
-        return self.status == Status.SOLVED and self.verified is True
-
-    @property
-    def decided(self) -> bool:
-        """A verified board, or a no-solution claim the verifier confirmed (facts or a published answer)."""
-        return self.verified is True and self.status in (Status.SOLVED, Status.NO_SOLUTION)
-
-    def _repr_svg_(self) -> str | None:
-        """The board in a notebook (Jupyter shows this instead of the repr); attacked queens are ringed red."""
-        from nqueens_plugins.formats.drawing import MAX_DRAWN, board_svg
-
-        if self.queens is None or self.n > MAX_DRAWN:
-            return None
-        title = f"{self.solver} on {self.n}x{self.n}: {self.status}" + (", verified" if self.verified else "")
-        return board_svg(self.queens, self.n, self.fixed, self.problem.blocked, title=title)
-
-    def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:
-        """A JSON-ready dict (the fields of a run record); queens are left out above QUEENS_KEPT_UP_TO unless
-        ``keep_queens``."""
-        keep = keep_queens if keep_queens is not None else self.n <= QUEENS_KEPT_UP_TO
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("problem", "trace", "limits")}
-        data.update(instance_fields(self.problem))
-        data["queens"] = self.queens.tolist() if keep and self.queens is not None else None
-        data["options"] = dict(self.options)
-        data["counters"] = dict(self.counters)
-        return data
-
-
-@dataclass
-class CountResult:
-    """A verified count: exact when ``status`` is solved, a lower bound when timed-out."""
-
-    solver: str
-    problem: Problem
-    unique: bool
-    status: Status
-    solutions: int | None
-    verified: bool | None
-    reason: str | None
-    iterations: int = 0
-    counters: dict[str, Any] = field(default_factory=dict)
-    seconds: float = 0.0
-    overhead_seconds: float = 0.0
-    prepare_seconds: float | None = None  # its workers' untimed preparation of the solver, if this count needed one
-    output: str | None = None  # the end of what the solver printed (at most output.TAIL_CHARACTERS)
-    output_bytes: int = 0  # how much it printed
-
-    @property
-    def n(self) -> int:
-        return self.problem.n
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "problem"}
-        data.update(instance_fields(self.problem))
-        return data
-
-
-Answer = Result | CountResult
+R = TypeVar("R")
 
 
 def judge(variant: Variant, problem: Problem, limits: Limits, trial: int, executed: Executed) -> Result:
@@ -220,12 +118,13 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
     )
 
 
-def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answer | Executed:
-    """Verify what came back for ``task`` and make its result. The pieces of a split count come
-    back as they are (``counting.count_in_parts`` checks them and verifies the total), and so
-    does an export's text (``api.export`` checks it is text)."""
+def conclude(task: Task[R], executed: Executed, wall: float | None = None) -> R:
+    """Verify what came back for ``task`` and make its result: a ``Result`` for a solve, a
+    ``CountResult`` for a count. The pieces of a split count come back as they are
+    (``counting.count_in_parts`` checks them and verifies the total), and so does an export's
+    text (``api.export`` checks it is text)."""
     if task.kind in (TaskKind.COUNT_PLAN, TaskKind.COUNT_PART, TaskKind.EXPORT):
-        return executed
+        return cast(R, executed)  # the one place a kind decides the type: Task's makers pair them (tasks.py)
     answer: Answer
     if task.kind == TaskKind.COUNT:
         answer = judge_count(task.variant, task.problem, task.unique, executed)
@@ -236,10 +135,10 @@ def conclude(task: Task, executed: Executed, wall: float | None = None) -> Answe
     if task.cold:
         note = cold_note(task)
         answer.reason = f"{answer.reason}; {note}" if answer.reason else note
-    return answer
+    return cast(R, answer)
 
 
-def cold_note(task: Task) -> str:
+def cold_note(task: Task[Any]) -> str:
     limit = task.default_warm_up_limit()
     within = f" within {limit:.2g} s" if limit is not None else ""
     return (

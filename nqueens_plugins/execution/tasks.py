@@ -3,7 +3,15 @@
 A ``Task`` is one call into plugin code, pickled to a worker process; an
 ``Executed`` is what came back from it, unverified. Both are plain data, so the
 worker side (``calls.py``, ``worker.py``) and the parent side (``judge.py``,
-``service.py``) share them without importing each other.
+``local.py``, ``worker_handle.py``) share them without importing each other.
+
+A task is typed by what an executor answers for it, once verified:
+``Task.solve`` makes a ``Task[Result]``, ``Task.count`` a ``Task[CountResult]``,
+and the pieces of a split count and an export (``plan``, ``piece``,
+``Task.export``) a ``Task[Executed]``, which come back as they are;
+``Executor.run(task: Task[R]) -> R``. The type parameter is for the type
+checker only (``answers.py`` is named here only while type checking: the worker
+never imports the parent's side).
 
 The checks that refuse a task before it is made (``check_runnable``,
 ``check_countable``, ``start_trace``) live here too: every way of making a task
@@ -14,13 +22,18 @@ from __future__ import annotations
 
 import enum
 import time
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
 from nqueens_plugins.core.solver import Solver, Variant
+
+if TYPE_CHECKING:
+    from nqueens_plugins.execution.answers import CountResult, Result
+
+R_co = TypeVar("R_co", covariant=True)  # what an executor answers for the task, once verified
 
 # The default warm-up (a 4x4 solve, ``Solver.warm_up``) only guesses what a first call loads; on a sane
 # solver it ends in milliseconds once the plugin is imported, and one that does not end is a solver that
@@ -43,8 +56,12 @@ class TaskKind(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Task:
-    """One call into plugin code: solve or count ``problem`` with ``variant``, under ``limits``."""
+class Task(Generic[R_co]):
+    """One call into plugin code: solve or count ``problem`` with ``variant``, under ``limits``.
+
+    Make one with ``Task.solve``, ``Task.count``, ``Task.export`` or, for a count's pieces,
+    ``plan`` and ``piece``: each pairs the kind with the type of its answer (``R_co``).
+    """
 
     kind: TaskKind
     variant: Variant
@@ -78,32 +95,46 @@ class Task:
         """Whether its solver warms up by the default 4x4 solve (it does not override ``warm_up``)."""
         return type(self.variant.solver).warm_up is Solver.warm_up
 
-    @classmethod
+    @staticmethod
     def solve(
-        cls, variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, trial: int = 0, trace: bool = False
-    ) -> Task:
+        variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, trial: int = 0, trace: bool = False
+    ) -> Task[Result]:
         """A solve task, refused (BadInput) if the variant cannot take the problem or cannot trace it."""
         check_runnable(variant, problem)
         if trace:
             start_trace(variant, problem)
-        return cls(TaskKind.SOLVE, variant, problem, limits, trial=trial, trace=trace)
+        return Task(TaskKind.SOLVE, variant, problem, limits, trial=trial, trace=trace)
 
-    @classmethod
-    def export(cls, variant: Variant, problem: Problem, format: str, limits: Limits) -> Task:
+    @staticmethod
+    def export(variant: Variant, problem: Problem, format: str, limits: Limits) -> Task[Executed]:
         """An export task, refused (BadInput) if the variant cannot take the problem or write ``format``."""
         if format not in variant.solver.exports:
             offered = ", ".join(variant.solver.exports) or "none"
             raise BadInput(f"{variant.name} does not export {format} (it exports: {offered})")
         check_runnable(variant, problem)
-        return cls(TaskKind.EXPORT, variant, problem, limits, part=format)
+        return Task(TaskKind.EXPORT, variant, problem, limits, part=format)
 
-    @classmethod
+    @staticmethod
     def count(
-        cls, variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, unique: bool = False
-    ) -> Task:
+        variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, unique: bool = False
+    ) -> Task[CountResult]:
         """A count task, refused (BadInput) if the variant cannot make that count."""
         check_countable(variant, problem, unique)
-        return cls(TaskKind.COUNT, variant, problem, limits, unique=unique)
+        return Task(TaskKind.COUNT, variant, problem, limits, unique=unique)
+
+    def plan(self) -> Task[Executed]:
+        """This count's first step, as a task of its own: asking its solver how to split it
+        (``Solver.count_parts``); it comes back unverified."""
+        return self._as_kind(TaskKind.COUNT_PLAN)
+
+    def piece(self, part: Any) -> Task[Executed]:
+        """One piece of this count (``Solver.count_part``), under its deadline; it comes back unverified."""
+        return self._as_kind(TaskKind.COUNT_PART, part=part)
+
+    def _as_kind(self, kind: TaskKind, **changes: Any) -> Task[Executed]:
+        """This task asking something else of its solver, everything else kept."""
+        kept = {field.name: getattr(self, field.name) for field in fields(self)}
+        return Task(**{**kept, "kind": kind, **changes})
 
 
 @dataclass

@@ -3,25 +3,25 @@
 Usage: ``python -m nqueens_plugins.execution.worker READ_FD WRITE_FD PARENT_PID LOG_PATH``.
 
 Every call into plugin code runs here, in a process of its own that the
-execution service (``service.py``) starts, feeds tasks over a pipe, times out
-and kills from outside. A program of its own (not a multiprocessing child) so
+parent's handle on it (``worker_handle.py``) starts, feeds tasks over a pipe,
+times out and kills from outside. A program of its own (not a multiprocessing child) so
 that it never re-imports the caller's ``__main__`` script, and so that a Dask
 worker can start the very same program.
 
-It says ``("ready",)`` once started and imported (no task's clock runs before
+It says ``Ready`` (``messages.py``) once started and imported (no task's clock runs before
 that), then for each task:
 
 1. it rebuilds the task (unpickling imports the solver's plugin and rebuilds
    the solver: plugin code);
 2. the first time it meets a solver, it *prepares* it: the solver's untimed
    ``warm_up`` (by default a 4x4 solve), so imports and compiled kernels are
-   loaded before any clock starts (``("warming-up",)`` tells the service it is
+   loaded before any clock starts (``WarmingUp`` tells the service it is
    past rebuilding; a task marked ``cold`` skips the warm-up, whose default
-   did not end in an earlier worker), and sends ``("started", seconds)``, the
+   did not end in an earlier worker), and sends ``Started(seconds)``, the
    seconds that rebuilding and warming up took; the service holds them to the
    task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
-   sends the result back, unverified (the parent verifies, ``judge.py``), with
+   sends the result back in ``Done``, unverified (the parent verifies, ``judge.py``), with
    the preparation it needed (``Executed.prepare_seconds``).
 
 A failure in any step travels back as the task's result, saying where it
@@ -56,6 +56,7 @@ from typing import Any
 
 from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import describe, perform
+from nqueens_plugins.execution.messages import Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import PrintedHere
 from nqueens_plugins.execution.tasks import Executed, Task
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
@@ -114,17 +115,17 @@ class Preparations:
         self.prepared.add((task.variant.name, preparation))
         # Rebuilt: a preparation that never ends is now in the warm-up (and a run that the service
         # took for prepared, a solver met before, waits for this one: its clock starts again after it).
-        writer.send(("warming-up",))
+        send(writer, WarmingUp())
         start = time.perf_counter()
         failed = None if task.cold else warm_up(task, preparation)
         seconds = rebuilding + time.perf_counter() - start
-        writer.send(("started", seconds))
+        send(writer, Started(seconds))
         if task.deadline is not None:
             self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
         return seconds, failed
 
     def with_time_back(self, task: Task) -> Task:
-        """The task with its job's deadline moved by what preparing took here (``service.WorkerProcess``
+        """The task with its job's deadline moved by what preparing took here (``worker_handle.WorkerProcess``
         moves it the same way): a job's time limit never pays for preparation."""
         if task.deadline is None or task.deadline not in self.extensions:
             return task
@@ -176,6 +177,11 @@ def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
     return task, None, time.perf_counter() - start
 
 
+def send(writer: Connection, message: Message) -> None:
+    """Tell the parent (``worker_handle.WorkerProcess.hear``) how the task it sent is going."""
+    writer.send(message)
+
+
 def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = None) -> None:
     preparations = Preparations()
     printed = PrintedHere()
@@ -186,7 +192,7 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             return
         if failed is not None:
             printed.measure(failed)
-            writer.send(("done", failed))
+            send(writer, Done(failed))
             continue
         if task is None:
             return
@@ -204,9 +210,9 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             processes.kill_descendants(os.getpid(), spare=spared)
             processes.reap_children()
         try:
-            writer.send(("done", outcome))
+            send(writer, Done(outcome))
         except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
-            writer.send(("done", outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
+            send(writer, Done(outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
 
 
 def log_own_failures(path: Path) -> None:
@@ -235,7 +241,7 @@ def main() -> None:
     import numpy  # noqa: F401
 
     try:
-        writer.send(("ready",))
+        send(writer, Ready())
         serve(reader, writer, watchdog)
         watchdog.end()
     except (BrokenPipeError, ConnectionResetError):

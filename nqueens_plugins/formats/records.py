@@ -3,7 +3,7 @@
 Everything that writes a record (``compare``, ``solve --json``) or reads one
 (``report``, ``plot``, ``records_frame``, ``--resume``) goes through here: the
 fields of a run record are made by ``instance_fields`` and ``run_record``, read
-back by ``scan_records`` and named in tables by ``instance_label``.
+back by ``scan_records`` (``read_runs`` for every reader of runs) and named in tables by ``instance_label``.
 
 Line 1 (and the first line of every later session that resumes the file) is a
 header describing the environment; every other line is one run. Because each
@@ -177,6 +177,16 @@ def read_records(path: Path) -> Loaded:
     loaded = Loaded()
     loaded.records.extend(scan_records(path, loaded))
     return loaded
+
+
+def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, Any]]:
+    """The one way a results file is read for its runs (``report``, ``plot``, ``nq.summary``,
+    ``records_frame``, the table after ``compare --resume``): every valid run record, streamed (flat memory
+    for any file size), each with its time limit (from the header, for files written before records
+    carried it). Headers and warnings go to ``loaded`` as the file is read; BadInput if it is missing
+    or not this tool's (on the first record asked for)."""
+    loaded = loaded if loaded is not None else Loaded()
+    return with_time_limits(scan_records(path, loaded), loaded)
 
 
 def with_time_limits(records: Iterable[dict[str, Any]], loaded: Loaded) -> Iterator[dict[str, Any]]:
@@ -622,7 +632,22 @@ def board_problem(record: Mapping[str, Any]) -> str | None:
         blocked = ()
     if n <= CACHED_UP_TO and len(queens) <= CACHED_UP_TO and len(fixed_items) + len(blocked) <= CACHED_UP_TO:
         return cached_verdict(n, tuple(queens), fixed_items, tuple(map(tuple, blocked)) if blocked else ())
-    return verdict(n, queens, fixed_items, blocked)
+    return board_error(n, queens, {int(column): row for column, row in fixed_items} or None, squares_of(blocked))
+
+
+_last_squares: tuple[Any, frozenset[tuple[int, int]]] | None = None
+
+
+def squares_of(blocked: Sequence[Sequence[int]]) -> frozenset[tuple[int, int]]:
+    """The blocked squares as a set, built once for the list that the records of one instance share
+    (``share_known``): a published instance blocks ~600 squares, and building the set for every record
+    took most of reading a file of its runs. Matched by identity, with the list kept alive here."""
+    global _last_squares
+    if _last_squares is not None and _last_squares[0] is blocked:
+        return _last_squares[1]
+    squares = frozenset((column, row) for column, row in blocked)
+    _last_squares = (blocked, squares)
+    return squares
 
 
 def verdict(

@@ -217,7 +217,7 @@ class PluginRegister:
 
 def check_solver(solver: Any, dumps: Callable[[Any], bytes] | None = cloudpickle.dumps) -> None:
     """Raise PluginError unless ``solver`` meets the contract described in ``Solver``; ``dumps`` is how
-    it travels to a worker (``service.WorkerProcess.submit``; None: the caller checks that itself)."""
+    it travels to a worker (``worker_handle.WorkerProcess.submit``; None: the caller checks that itself)."""
     name = getattr(solver, "name", None)
     label = repr(name) if isinstance(name, str) else repr(solver)
     if isinstance(solver, type):

@@ -9,7 +9,7 @@ script has neither: its class lives in ``__main__``, which a worker cannot impor
   name taken by any installed or built-in solver, or registered here already, is
   refused, never shadowed: one ``BadInput`` line;
 * it is checked to travel by value (cloudpickle): tasks reach workers through
-  cloudpickle (``service.WorkerProcess.submit``), which sends a class defined in
+  cloudpickle (``worker_handle.WorkerProcess.submit``), which sends a class defined in
   ``__main__`` whole and any importable class by reference, as before. So isolation,
   time limits and killing apply to it as to any plugin, on a Dask cluster too;
 * its provenance is "registered in session" (``Source.session``).

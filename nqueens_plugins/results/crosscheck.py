@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,15 @@ from nqueens_plugins.core.limits import CROSS_CHECK_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
+from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import Result
-from nqueens_plugins.execution.service import Executor, given_or_local
+from nqueens_plugins.execution.local import given_or_local
 from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.formats.published import published_answer, read_results
 
 CROSS_CHECK_LIMITS = Limits(timeout=CROSS_CHECK_TIMEOUT)  # a cross-check's limits when none are given
+SKIPPED = "skipped"  # a Check's answer where the solver refused the size before any run
 
 
 @dataclass
@@ -44,7 +47,12 @@ class Check:
     @property
     def inconclusive(self) -> bool:
         """No answer to compare: a count or solve that ran out of time, an incomplete method that gave up."""
-        return self.answer in ("timed-out", "gave-up") or self.detail.startswith("inconclusive")
+        return self.answer in (Status.TIMED_OUT, Status.GAVE_UP) or self.detail.startswith("inconclusive")
+
+    @property
+    def skipped(self) -> bool:
+        """The solver refused this size before any run (said, with its reason, not silently left out)."""
+        return self.answer == SKIPPED
 
     def describe(self) -> str:
         detail = f" ({self.detail})" if self.detail else ""
@@ -67,14 +75,14 @@ def cross_check_sizes(
     A count or solve that runs out of time is inconclusive, not a disagreement:
     it is listed (``timed-out``), and only answers are compared.
     """
-    tasks = []
+    tasks: list[Task[Any]] = []
     checks: list[Check] = []
     for n in sizes:
         problem = make_problem(n)
         for variant in variants:
             refusal = variant.solver.precheck(n, variant.options)
             if refusal is not None:  # said, not silently left out
-                checks.append(Check(n, variant.label, "solve", "skipped", "-", True, refusal))
+                checks.append(Check(n, variant.label, "solve", SKIPPED, "-", True, refusal))
                 continue
             if variant.counts:
                 tasks.append(Task(TaskKind.COUNT, variant, problem, limits))
@@ -128,18 +136,18 @@ def judge_solve(
     n: int, variant: Variant, status: str, verified: bool | None, reason: str | None, solvable: bool | None
 ) -> Check:
     label = variant.label
-    if status == "solved":
+    if status == Status.SOLVED:
         agrees = verified is True and solvable is not False
         return Check(n, label, "solve", "solved", "solvable" if solvable else "no solution", agrees, reason or "")
-    if status == "no-solution":
+    if status == Status.NO_SOLUTION:
         agrees = solvable is False
         return Check(
             n, label, "solve", "no-solution", "no solution" if solvable is False else "solvable", agrees, reason or ""
         )
-    if status in ("gave-up", "timed-out") and not variant.complete:
+    if status in (Status.GAVE_UP, Status.TIMED_OUT) and not variant.complete:
         # Incomplete methods may fail; that is not a wrong answer.
         return Check(n, label, "solve", status, "any (incomplete)", True, reason or "")
-    if status == "timed-out":
+    if status == Status.TIMED_OUT:
         return Check(n, label, "solve", status, "an answer", True, "inconclusive: " + (reason or ""))
     expected = "an answer" if variant.complete else "no error"
     return Check(n, label, "solve", status, expected, False, reason or "")
@@ -147,13 +155,21 @@ def judge_solve(
 
 # --- instances -----------------------------------------------------------------
 
-SATISFIABLE, UNSATISFIABLE, UNCONFIRMED, UNDECIDED, DISAGREEMENT = (
-    "satisfiable",
-    "unsatisfiable",
-    "unsatisfiable (unconfirmed)",
-    "undecided",
-    "DISAGREEMENT",
-)
+
+class Verdict(StrEnum):
+    """What the answers settle of one instance (``InstanceCheck.verdict``). A ``StrEnum``: its value is the
+    text JSON and the tables show, so code compares members and readers see words."""
+
+    SATISFIABLE = "satisfiable"  # a verified board (or a count above 0)
+    UNSATISFIABLE = "unsatisfiable"  # no solution, confirmed (the verifier, the published answer, two solvers)
+    UNCONFIRMED = "unsatisfiable (unconfirmed)"  # one solver alone says no solution
+    UNDECIDED = "undecided"  # no solver decided it within the limit
+    DISAGREEMENT = "DISAGREEMENT"  # answers that contradict each other or the verifier
+
+    @property
+    def inconclusive(self) -> bool:
+        """Nothing settled either way: no answer to hold against another (not a disagreement)."""
+        return self in (Verdict.UNCONFIRMED, Verdict.UNDECIDED)
 
 
 @dataclass
@@ -163,7 +179,7 @@ class InstanceCheck:
     instance: str  # its source (file, file@d) or n and content hash
     id: str
     n: int
-    verdict: str  # one of the constants above
+    verdict: Verdict
     answers: dict[str, Status] = field(default_factory=dict)  # solver variant -> status
     counts: dict[str, int] = field(default_factory=dict)  # counting variant -> solutions
     inconclusive: dict[str, str] = field(default_factory=dict)  # counting variant -> why its count did not end
@@ -176,11 +192,11 @@ class InstanceCheck:
     @property
     def agrees(self) -> bool:
         """No contradiction among our solvers, and none with the published answer."""
-        if self.verdict == DISAGREEMENT:
+        if self.verdict == Verdict.DISAGREEMENT:
             return False
-        if self.published is None or self.verdict == UNDECIDED:
+        if self.published is None or self.verdict == Verdict.UNDECIDED:
             return True
-        return (self.verdict == SATISFIABLE) == self.published
+        return (self.verdict == Verdict.SATISFIABLE) == self.published
 
     def to_dict(self) -> dict[str, object]:
         return {**asdict(self), "agrees": self.agrees}
@@ -206,7 +222,7 @@ def cross_check_instances(
     variants skipped (label -> why).
     """
     skipped: dict[str, str] = {}
-    tasks = []
+    tasks: list[Task[Any]] = []
     unique = list({problem.id: problem for problem in problems}.values())
     for problem in unique:
         for variant in variants:
@@ -255,11 +271,11 @@ def judge_instance(
     problems_seen = []
     solved = [r for r in results if r.solved]
     for r in results:
-        if r.status == "invalid":
+        if r.status == Status.INVALID:
             problems_seen.append(f"{r.solver} gave a rejected answer ({r.reason})")
-        elif r.status == "error":
+        elif r.status == Status.ERROR:
             problems_seen.append(f"{r.solver} failed ({r.reason})")
-    refuters = {r.name for r in results if r.status == "no-solution"}
+    refuters = {r.name for r in results if r.status == Status.NO_SOLUTION}
     for label, value in counts.items():
         if value in (Status.ERROR, Status.INVALID):
             problems_seen.append(f"{label} could not count it ({value})")
@@ -275,21 +291,21 @@ def judge_instance(
     if any(value > 0 for value in exact.values()) and refuters:
         problems_seen.append("a count above 0 contradicts a no-solution")
     if problems_seen:
-        verdict, detail = DISAGREEMENT, "; ".join(problems_seen)
+        verdict, detail = Verdict.DISAGREEMENT, "; ".join(problems_seen)
     elif solved or any(value > 0 for value in exact.values()):
-        verdict, detail = SATISFIABLE, f"board verified ({solved[0].solver})" if solved else "counted"
-    elif refuters and any(r.status == "no-solution" and r.verified for r in results):
-        verdict, detail = UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
+        verdict, detail = Verdict.SATISFIABLE, f"board verified ({solved[0].solver})" if solved else "counted"
+    elif refuters and any(r.status == Status.NO_SOLUTION and r.verified for r in results):
+        verdict, detail = Verdict.UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
         detail += ", confirmed by the published answer" if published is False else ", confirmed by the verifier"
     elif len(refuters) >= 2:
-        verdict, detail = UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
+        verdict, detail = Verdict.UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
     elif refuters:
-        verdict, detail = UNCONFIRMED, f"only {next(iter(refuters))} says no solution"
+        verdict, detail = Verdict.UNCONFIRMED, f"only {next(iter(refuters))} says no solution"
     else:
-        verdict, detail = UNDECIDED, "no solver decided it within the limit"
+        verdict, detail = Verdict.UNDECIDED, "no solver decided it within the limit"
     refuting = sorted({(families or {}).get(name, name) for name in refuters})
     within_one_family = False
-    if verdict == UNSATISFIABLE and len(refuters) >= 2:
+    if verdict == Verdict.UNSATISFIABLE and len(refuters) >= 2:
         if len(refuting) == 1:  # two solvers of one family may share a mistake in how they read the problem
             detail += f"; confirmed within one family only ({refuting[0]})"
             within_one_family = True
@@ -322,3 +338,17 @@ def read_expected(path: str) -> dict[str, bool]:
     """Published answers: {instance file name (with @d): satisfiable}, from CSPLib's lingeling or
     shiftqueens results file (plain or gzipped); ``formats/published.read_results`` reads it, bounded."""
     return read_results(path)
+
+
+def tally(checks: Sequence[Check] | Sequence[InstanceCheck]) -> tuple[int, int, int]:
+    """(checks, disagreements, inconclusive) of a cross-check, as its last line says them: a check that
+    agrees only because nothing was there to compare (a timed-out count, an instance no solver settled)
+    is inconclusive, never an agreement."""
+    disagreements = sum(1 for check in checks if not check.agrees)
+    inconclusive = sum(1 for check in checks if check.agrees and is_inconclusive(check))
+    return len(checks), disagreements, inconclusive
+
+
+def is_inconclusive(check: Check | InstanceCheck) -> bool:
+    """A plain check with no answer to compare, or an instance whose verdict settles nothing."""
+    return check.verdict.inconclusive if isinstance(check, InstanceCheck) else check.inconclusive

@@ -1,6 +1,6 @@
 """Results layer, parent side: a comparison grid (solvers x sizes or instances x trials) and the records of its runs.
 
-The runs themselves go through the execution service (``service.py``:
+The runs themselves go through an executor (``execution/local.py`` by default:
 isolated, warm-started, killed from outside, verified in this process). Records
 are dicts in the results-file format that ``records.py`` owns, written and
 flushed as each run ends. Every run's seed is derived from (seed, solver,
@@ -11,7 +11,7 @@ of jobs or the backend.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,10 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import COMPARE_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import Result, refusal
-from nqueens_plugins.execution.service import Executor, given_or_local
-from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
+from nqueens_plugins.execution.local import given_or_local
+from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.records import ResultsFile, ResultsWriter, run_record
 from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.loading import host
@@ -65,7 +66,7 @@ class Grid:
             "boards": [p.id for p in self.problems()],
         }
 
-    def runs(self) -> list[Task]:
+    def runs(self) -> list[Task[Result]]:
         """The runs to make. A board a named solver refuses (too large for it, a library missing, fixed
         queens it cannot honour) is a fact of the comparison, kept in ``refused``; only a grid where
         nothing at all can run is bad input."""
@@ -73,22 +74,22 @@ class Grid:
             raise BadInput(f"--trials must be at least 1, not {self.trials}")
         if not self.variants:
             raise BadInput("no solvers given")
-        tasks: list[Task] = []
+        tasks: list[Task[Result]] = []
         self.refused.clear()
         for problem in self.problems():
-            takers = []
+            takers: list[Task[Result]] = []  # each solver's first trial on this board
             for variant in self.variants:
                 try:
-                    check_runnable(variant, problem)
+                    first = Task.solve(variant, problem, self.limits)
                 except BadInput as refusal:
                     if self.skip_refused:
                         self.skipped.setdefault(variant.label, str(refusal))
                     else:
                         self.refused.append((variant, problem, str(refusal)))
                     continue
-                takers.append(variant)
+                takers.append(first)
             for trial in range(self.trials):
-                tasks.extend(Task(TaskKind.SOLVE, v, problem, self.limits, trial=trial) for v in takers)
+                tasks.extend(replace(task, trial=trial) for task in takers)
         if not tasks:
             reasons = dict.fromkeys([*self.skipped.values(), *(reason for _, _, reason in self.refused)])
             raise BadInput("no solver takes any of these boards: " + "; ".join(reasons))
@@ -142,7 +143,6 @@ def stream(
             yield record
         with given_or_local(executor, 0) as backend:
             for _, result in backend.map(tasks):
-                assert isinstance(result, Result)
                 kept = result.to_dict(keep_queens=True if keep_queens else None)
                 record = run_record(kept, sources.get(result.name), result.timeout)
                 if writer:

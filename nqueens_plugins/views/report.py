@@ -24,6 +24,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from nqueens_plugins.core.problem import Status
 from nqueens_plugins.views.escaping import for_csv, for_markdown, for_terminal, strict_json
 
 if TYPE_CHECKING:  # types only: listing plugins need not import the service, the records or the statistics
@@ -93,12 +94,12 @@ def count_summary(result: CountResult, whole_count: str | None = None) -> str:
     what = "classes under symmetry" if result.unique else "solutions"
     board = f"n = {result.n}" if result.problem.is_plain else f"{result.problem.label} (n = {result.n})"
     shown = None if result.solutions is None else f"{result.solutions:,}"
-    if result.status == "invalid":
+    if result.status == Status.INVALID:
         found = f"counted {shown} {what}" if shown is not None else "returned no count that can be read"
         line = f"{result.solver} {found} for {board}; WRONG: {result.reason}"
-    elif result.status == "error":
+    elif result.status == Status.ERROR:
         line = f"{result.solver} did not finish counting the {what} of {board}: {result.reason}"
-    elif result.status != "solved":
+    elif result.status != Status.SOLVED:
         line = (
             f"{result.solver} counted at least {shown or 0} {what} for {board} before it stopped "
             f"({result.status}: a lower bound, not checked)"
@@ -115,7 +116,7 @@ def count_summary(result: CountResult, whole_count: str | None = None) -> str:
     pace = pieces_pace(result)
     if pace:
         lines.append(pace)
-    ran_out = result.status not in ("solved", "error", "invalid")  # stopped by its limit, not by a fault
+    ran_out = result.status not in (Status.SOLVED, Status.ERROR, Status.INVALID)  # stopped by its limit, not by a fault
     if whole_count and ran_out and pieces_counted_here(result) == 0:
         lines.append(f"the whole count would take {whole_count} on this machine (the solver's estimate)")
     figures = f"iterations {result.iterations:,}"
@@ -139,7 +140,7 @@ def pieces_pace(result: CountResult) -> str | None:
     would take (an estimate from the pieces counted, which differ in size: a guide, not a promise)."""
     counters = result.counters or {}
     parts, counted = counters.get("parts"), counters.get("parts_counted")
-    if result.status == "solved" or not isinstance(parts, int) or not isinstance(counted, int):
+    if result.status == Status.SOLVED or not isinstance(parts, int) or not isinstance(counted, int):
         return None
     here = pieces_counted_here(result)
     line = f"{counted:,} of {parts:,} pieces counted"
@@ -471,9 +472,9 @@ def seconds_cell(value: float | None, row: SummaryRow) -> str:
     only when each of them ran to it; "gave up" when each stopped on its own before it; else "undecided"."""
     if value is not None:
         return f"{value:.4f}"
-    if row.undecided_end == "timed-out" and row.time_limit is not None:
+    if row.undecided_end == Status.TIMED_OUT and row.time_limit is not None:
         return f"> {row.time_limit:g}"
-    return "gave up" if row.undecided_end == "gave-up" else "undecided"
+    return "gave up" if row.undecided_end == Status.GAVE_UP else "undecided"
 
 
 def number(value: float | None, missing: str = "-") -> str:
@@ -552,6 +553,19 @@ def row_label_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[S
     if any(row.version is not None for row in rows):
         columns.append(("version", lambda row: str(row.version)))
     return columns
+
+
+PIPED_WIDTH = 1000  # columns: wider than any table (a table keeps its natural width; the console is not filled)
+
+
+def plain_text(shown: Any) -> str:
+    """What ``render_summary`` or ``render_baseline`` gave, as text for a file: a rich table drawn as a pipe
+    would get it (whole, never folded to a terminal's width), without colour; text as it is."""
+    if isinstance(shown, str):
+        return shown
+    console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO())  # a file, like a pipe: whole
+    console.print(shown)
+    return console.export_text()
 
 
 def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
@@ -642,7 +656,7 @@ def agreement_cell(check: Check) -> Text:
     """yes, NO, or what it is when there was nothing to compare: never "yes" for a run without an answer."""
     if not check.agrees:
         return Text("NO", style="bold red")
-    if check.answer == "skipped":
+    if check.skipped:
         return Text("skipped")
     if check.inconclusive:
         return Text("inconclusive", style="yellow")
@@ -670,17 +684,19 @@ def families_line(unsatisfiable: Sequence[InstanceCheck]) -> str:
 
 def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
     """Counts of each verdict, agreement with the published answers, then the instances that need a look."""
+    from nqueens_plugins.results.crosscheck import Verdict  # here: listing plugins need not import the service
+
     verdicts = Counter(check.verdict for check in checks)
     lines = [
         f"cross-check of {len(checks):,} instances: "
         + ", ".join(f"{count:,} {verdict}" for verdict, count in sorted(verdicts.items()))
     ]
-    unsatisfiable = [c for c in checks if c.verdict == "unsatisfiable"]
+    unsatisfiable = [c for c in checks if c.verdict == Verdict.UNSATISFIABLE]
     if unsatisfiable:
         lines.append(families_line(unsatisfiable))
     if with_published:
         known = [c for c in checks if c.published is not None]
-        decided = [c for c in known if c.verdict != "undecided"]
+        decided = [c for c in known if c.verdict != Verdict.UNDECIDED]
         agreeing = [c for c in decided if c.agrees]
         satisfiable = sum(1 for c in known if c.published)
         lines.append(
@@ -691,11 +707,7 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
         missing = len(checks) - len(known)
         if missing:
             lines.append(f"no published answer for {missing:,} instances")
-    worth_a_look = [
-        c
-        for c in checks
-        if not c.agrees or c.verdict in ("unsatisfiable (unconfirmed)", "undecided") or c.within_one_family
-    ]
+    worth_a_look = [c for c in checks if not c.agrees or c.verdict.inconclusive or c.within_one_family]
     for check in worth_a_look[:listed]:
         published = (
             "" if check.published is None else f"; published: {'satisfiable' if check.published else 'unsatisfiable'}"

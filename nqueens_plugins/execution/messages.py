@@ -1,0 +1,48 @@
+"""Execution layer, both sides of the pipe: what a worker tells the process that started it.
+
+The worker program (``worker.serve``) sends these, in this order for each task,
+and the parent's handle on it (``worker_handle.WorkerProcess.hear``) reads them:
+
+* ``Ready``: started, Python and this package imported (sent once): no task's
+  clock runs before it;
+* ``WarmingUp``: the task is rebuilt and its solver is being prepared (its
+  untimed ``warm_up``), only when it needs a preparation;
+* ``Started``: preparing took ``seconds``; the run's time limit starts now;
+* ``Done``: what came back from the call (``Executed``), unverified.
+
+Small frozen dataclasses, pickled over the pipe: a message the other side does
+not know is a type error here rather than a string that matches nothing there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nqueens_plugins.execution.tasks import Executed
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The worker has started: its imports are done, its first task's clock may run."""
+
+
+@dataclass(frozen=True)
+class WarmingUp:
+    """The first task's solver is rebuilt and its preparation (``warm_up``) under way."""
+
+
+@dataclass(frozen=True)
+class Started:
+    """The first task's solver is prepared, in ``seconds`` (rebuilding and warming up); its run starts."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Done:
+    """The first task has ended: what came back, unverified (the parent judges it)."""
+
+    executed: Executed
+
+
+Message = Ready | WarmingUp | Started | Done

@@ -1,0 +1,268 @@
+"""Execution layer, parent side: the handle on one worker process, and what it makes of the worker's messages.
+
+A ``WorkerProcess`` starts the worker program (``python -m
+nqueens_plugins.execution.worker``) in a process group of its own, sends it
+pickled tasks and keeps the state of the one it runs: starting (no clock runs
+until the worker says ``Ready``), preparing its solver (``WarmingUp``, held to
+the task's ``prepare_timeout``, or for a default warm-up half the run's limit),
+running (from ``Started``, held to the run's limit plus ``KILL_GRACE``), done
+(``Done``). The messages are ``messages.py``'s; the worker's half is
+``worker.serve``. The helpers here make the ``Executed`` of a run the parent had
+to end itself: killed at its limit, unprepared, not tried, a dead worker.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+import cloudpickle
+
+from nqueens_plugins.core.problem import Status
+from nqueens_plugins.execution import processes
+from nqueens_plugins.execution.messages import Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.output import CapturedOutput
+from nqueens_plugins.execution.tasks import Executed, Task
+
+KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
+STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
+
+
+def grace(task: Task) -> float:
+    """Seconds past its limit before a run is killed: none for a solver that says it never stops itself."""
+    try:
+        stops = task.variant.solver.stops_itself(task.variant.options)
+    except Exception:  # noqa: BLE001 - plugin code; a solver that cannot say gets the grace
+        stops = True
+    return KILL_GRACE if stops is not False else 0.0
+
+
+def killed(task: Task, elapsed: float) -> Executed:
+    """A run killed at its time limit: ``timed-out``."""
+    if task.deadline is not None:
+        limit = "its job's deadline"  # a piece of a split count: the whole count's limit
+    else:
+        limit = f"its {task.limits.timeout if task.limits.timeout is not None else 0.0:g} s limit"
+    if not grace(task):
+        reason = f"stopped by the host at {limit} after {elapsed:.2f} s (the solver does not stop itself)"
+    else:
+        reason = f"killed after {elapsed:.2f} s: still running {KILL_GRACE} s past {limit}"
+    return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
+
+
+def unprepared(task: Task, elapsed: float, warming_up: bool) -> Executed:
+    """A solver whose preparation outlasted its own limit: an ``error`` (the run never started)."""
+    where = "in its warm_up" if warming_up else "importing its plugin and rebuilding it"
+    reason = (
+        f"preparing the solver took more than {task.limits.prepare_timeout:g} s ({where}) and was stopped; "
+        "the run never started (allow more with --prepare-timeout)"
+    )
+    return Executed(None, 0.0, reason, status=Status.ERROR, prepare_seconds=elapsed)
+
+
+def not_tried(failure: Executed) -> Executed:
+    """A task not started because preparing its solver failed for an earlier task in the same call."""
+    reason = f"not started: for an earlier task of this solver in the same call, {failure.error}"
+    return Executed(None, 0.0, reason, status=Status.ERROR)
+
+
+def with_output(executed: Executed, printed: tuple[int, str | None]) -> Executed:
+    """``executed`` (made here: the worker died or was killed) with what its last run printed."""
+    executed.output_bytes, executed.output = printed
+    return executed
+
+
+def death_message(code: int | None, log: Path) -> str:
+    """How a worker ended, naming the debug log its own traceback went to, if it wrote one."""
+    how = processes.how_it_ended(code)
+    message = (
+        f"worker process crashed ({how})" if code is not None and code < 0 else f"worker process exited with {how}"
+    )
+    if log.exists():
+        message += f"; its traceback is in {log}"
+    return message
+
+
+_logs = itertools.count()
+
+
+def log_path() -> Path:
+    """Where a new worker writes its own traceback if it fails (``worker.log_own_failures``); unique to
+    this process and worker, and only written if the worker itself breaks."""
+    path = Path(tempfile.gettempdir()) / f"nqueens-worker-{os.getpid()}-{next(_logs)}.log"
+    path.unlink(missing_ok=True)  # left by an earlier process of the same number
+    return path
+
+
+def plugin_of(task: Task) -> str:
+    """The plugin a task's solver belongs to, as the one-plugin-per-worker rule counts it: the
+    top-level package its class is defined in (every built-in is ``nqueens_plugins``: one plugin)."""
+    return type(task.variant.solver).__module__.partition(".")[0]
+
+
+class WorkerProcess:
+    """One worker program, its two pipes and the tasks it holds (the one running first).
+
+    A worker serves the solvers of one plugin only (``plugin_of``), fixed by its first
+    task: whatever a plugin leaves changed in its process (a patched ``random``, a
+    leaked cache) can reach its own later runs, never another plugin's.
+    """
+
+    def __init__(self) -> None:
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        environment = processes.worker_environment()  # the plugins refused here are refused there too
+        self.log = log_path()
+        self.output = CapturedOutput()  # its stdout and stderr: what plugins print stays out of the terminal
+        self.scratch = processes.scratch_folder()  # its TMPDIR, removed when it ends (kill, or its own end)
+        for name in ("TMPDIR", "TEMP", "TMP", processes.SCRATCH_VARIABLE):
+            environment[name] = str(self.scratch)
+        try:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "nqueens_plugins.execution.worker",
+                    str(to_child_read),
+                    str(from_child_write),
+                    str(os.getpid()),
+                    str(self.log),
+                ],
+                pass_fds=(to_child_read, from_child_write),
+                stdin=subprocess.DEVNULL,
+                stdout=self.output.fileno(),
+                stderr=self.output.fileno(),
+                start_new_session=True,
+                env=environment,
+            )
+        finally:
+            os.close(to_child_read)
+            os.close(from_child_write)
+        self.sender = Connection(to_child_write, readable=False)
+        self.receiver = Connection(from_child_read, writable=False)
+        self.path = tuple(sys.path)  # what it was started with; a changed sys.path needs a new worker
+        self.created = time.perf_counter()
+        self.ready = False  # it said it has started: task clocks run from then, never during startup
+        self.tasks: deque[Task] = deque()  # sent, not answered; the first is running or warming up
+        self.started = 0.0  # when the first task's timed call started (or, while preparing, came up)
+        self.running = False  # the first task's timed call is under way
+        self.warming_up = False  # the first task's solver is rebuilt and warming up
+        self.warm_up_began = 0.0  # when it said so
+        self.warm_up_limit = float("inf")  # what a default warm-up may take then (Task.default_warm_up_limit)
+        self.warmed: set[str] = set()  # solvers this worker has prepared: it starts their calls at once
+        # A job's deadline (a split count's pieces share one) -> what preparing took here: its pieces here
+        # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
+        self.extensions: dict[float, float] = {}
+        self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
+
+    def serves(self, task: Task) -> bool:
+        return self.plugin is None or self.plugin == plugin_of(task)
+
+    def submit(self, task: Task) -> None:
+        # cloudpickle sends a solver class defined in __main__ (nq.register from a notebook) whole,
+        # and every importable one by reference, as pickle does; the worker unpickles with pickle.
+        message = cloudpickle.dumps(task)  # first: a task that cannot be pickled leaves the worker as it was
+        self.sender.send_bytes(message)
+        self.plugin = plugin_of(task)
+        self.tasks.append(task)
+        if len(self.tasks) == 1:
+            self.begin()
+
+    def hear(self, message: Message) -> tuple[Task[Any], Executed, float] | None:
+        """What the worker said (``messages.py``, sent by ``worker.serve``), as a change of state; for
+        ``Done``, the first task, what came back unverified and the wall seconds since its run started."""
+        if isinstance(message, Ready):
+            self.ready = True
+            self.begin()  # the first task's clock starts now, not while Python started
+            return None
+        if isinstance(message, WarmingUp):
+            self.preparing()
+            return None
+        if isinstance(message, Started):
+            self.prepared(message.seconds)
+            return None
+        task = self.tasks.popleft()
+        executed = message.executed
+        executed.output_bytes = self.output.counted(executed.output_bytes)
+        answer = (task, executed, time.perf_counter() - self.started)
+        if self.tasks:
+            self.begin()
+        return answer
+
+    def begin(self) -> None:
+        """The first task starts now: at once if its solver is prepared, else after its preparation."""
+        self.started = time.perf_counter()
+        self.running = self.tasks[0].variant.name in self.warmed
+        self.warming_up = False
+
+    def deadline(self) -> float:
+        if not self.ready:
+            return self.created + STARTUP_LIMIT
+        if not self.tasks:
+            return float("inf")
+        task = self.tasks[0]
+        if not self.running:  # preparing its solver: the preparation's own limit, never the run's
+            end = self.started + task.limits.prepare_timeout + KILL_GRACE
+            if self.in_default_warm_up():
+                end = min(end, self.warm_up_began + self.warm_up_limit)
+            return end
+        end = float("inf") if task.limits.timeout is None else self.started + task.limits.timeout
+        if task.deadline is not None:
+            job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
+            end = min(end, time.perf_counter() + job_end - time.time())
+        return end + grace(task)
+
+    def preparing(self) -> None:
+        """The worker says it is preparing the first task's solver: a solver it met before may need more
+        for this problem (``Solver.preparation``), so a run taken for started waits, and its clock restarts."""
+        self.warming_up = True
+        self.warm_up_began = time.perf_counter()
+        self.warm_up_limit = self.tasks[0].default_warm_up_limit() or float("inf")
+        if self.running:
+            self.running = False
+            self.started = time.perf_counter()
+
+    def prepared(self, seconds: float) -> None:
+        """The worker says it prepared the first task's solver in ``seconds``: its run starts now."""
+        task = self.tasks[0]
+        self.running = True
+        self.started = time.perf_counter()
+        self.warmed.add(task.variant.name)
+        if task.deadline is not None:
+            self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
+
+    def in_default_warm_up(self) -> bool:
+        """Whether the first task's solver is in a default warm-up held to a short limit of its own."""
+        task = self.tasks[0]
+        limited = self.warm_up_limit != float("inf")
+        return self.warming_up and not self.running and task.default_warm_up and not task.cold and limited
+
+    def kill(self) -> None:
+        """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
+        processes.kill_tree(self.process.pid)
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            pass
+        self.close_pipes()
+        self.output.close()
+        processes.remove_scratch(self.scratch)
+
+    def close_pipes(self) -> None:
+        for connection in (self.sender, self.receiver):
+            try:
+                connection.close()
+            except OSError:
+                pass
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None and not self.receiver.closed
