@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_count_pieces import SLOW_PIECES  # tests/ is on sys.path (conftest.py)
 
 import nqueens_plugins as nq
 from nqueens_plugins import BadInput, Count, Status
@@ -229,37 +230,19 @@ def test_the_reader_refuses_special_files_without_reading_them(tmp_path: Path, s
     assert report["seconds"] < SECONDS and report["resident"] < 500 * 2**20, report
 
 
-# A counting solver of 24 pieces of 0.3 s each: 3.6 s on two workers, time for a second command to meet the first.
-SLOW_COUNT = """
-import sys, time
+# A counting solver of 24 pieces of 0.3 s each (test_count_pieces's, slower): 3.6 s on two workers, time for
+# a second command to meet the first.
+SLOW_COUNT = (
+    SLOW_PIECES.replace("time.sleep(0.15)", "time.sleep(0.3)")
+    + """
+import sys
 import nqueens_plugins as nq
-from nqueens_plugins import Count, Outcome, Solver, Status
-
-
-class SlowPieces(Solver):
-    name = "slow-pieces"
-    summary = "Counts n = 6 in 24 slow pieces."
-    complete = True
-    can_count = True
-
-    def solve(self, problem, rng, budget, options):
-        return Outcome(Status.GAVE_UP)
-
-    def count(self, problem, budget, options, unique):
-        return Count(Status.SOLVED, 4)
-
-    def count_parts(self, problem, options, unique):
-        return list(range(24))
-
-    def count_part(self, problem, budget, options, unique, part):
-        time.sleep(0.3)
-        return Count(Status.SOLVED, 1 if part % 6 == 0 else 0, iterations=1)
-
 
 nq.register(SlowPieces())
 result = nq.count("slow-pieces", 6, out=sys.argv[1], resume=True)
 print(result.solutions, result.verified, flush=True)
 """
+)
 
 
 def test_a_second_count_on_a_pieces_file_being_written_is_refused(tmp_path: Path) -> None:
