@@ -489,8 +489,11 @@ def limits_of(limits: Limits | None, default: Limits) -> Limits:
 def say_what_failed_to_load(tell: Notify) -> None:
     """A warning for each installed plugin that failed to load: "all" cannot include its solvers, and a
     comparison or cross-check that silently lacks them would look complete."""
-    for error in host.registry().load_errors:
+    registry = host.registry()
+    for error in registry.load_errors:
         tell(f"warning: {error.source.describe()} failed to load, so its solvers are left out: {error.message}")
+    for failure in registry.probe_failures:  # the host's own failure, not a plugin's: said, never silent
+        tell(f"warning: {failure}; every installed plugin was imported")
 
 
 def with_skipped_noted(records: Iterator[dict[str, Any]], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:

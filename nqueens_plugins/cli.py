@@ -173,6 +173,8 @@ def plugins(as_json: bool) -> None:
         source = error.source
         origin = f"{source.distribution} {source.version}" if source.distribution else "not installed"
         console.print(f"plugin {source.plugin!r} ({origin}) failed to load: {error.message}", style="red")
+    for failure in registry.probe_failures:
+        console.print(f"warning: {failure}; every installed plugin was imported", style="red", highlight=False)
     if registry.blocked:
         console.print(f"blocked by NQUEENS_DISABLE_PLUGINS: {', '.join(registry.blocked)}", highlight=False)
 

@@ -3,6 +3,7 @@ host itself is reported as the host's failure, never taken for a plugin that reg
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -61,7 +62,7 @@ def test_a_probe_that_cannot_import_the_host_says_so() -> None:
 
 
 def test_the_host_reports_a_broken_probe_and_still_loads_the_plugin(
-    fake_distribution, monkeypatch: pytest.MonkeyPatch
+    fake_distribution, run_cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_distribution("nqueens-found", {"found": "found_plugin"}, {"found_plugin": PLUGIN})
     broken = probe.ImportVerdict("", None, host_failure="the import probe could not import the host itself: X")
@@ -69,6 +70,12 @@ def test_the_host_reports_a_broken_probe_and_still_loads_the_plugin(
     registry = host.load_registry(only=["min-conflicts"])
     assert registry.probe_failures == [broken.host_failure]
     assert "found-by-probe" in registry.registrations  # names unknown: imported, not left out
+    code, out, _ = run_cli("plugins")
+    assert code == 0 and "warning: the import probe could not import the host itself: X" in out
+    code, out, _ = run_cli("plugins", "--json")
+    assert json.loads(out)["probe_failures"] == [broken.host_failure]
+    code, _, err = run_cli("compare", "-s", "all", "-n", "4", "--timeout", "5")
+    assert code == 0 and "could not import the host itself: X; every installed plugin was imported" in err
 
 
 def test_disabled_plugins_are_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -341,7 +341,12 @@ def registry_to_dict(registry: Registry) -> dict[str, Any]:
         }
         for e in registry.load_errors
     ]
-    return {"solvers": solvers, "load_errors": errors, "blocked": list(registry.blocked)}
+    return {
+        "solvers": solvers,
+        "load_errors": errors,
+        "blocked": list(registry.blocked),
+        "probe_failures": list(registry.probe_failures),
+    }
 
 
 def safe_engine(solver: Any) -> str | None:
