@@ -22,7 +22,7 @@ from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
-from nqueens_plugins.results.grid import Grid, stream
+from nqueens_plugins.workflows.grid import Grid, stream
 
 
 def peak_mib() -> float:

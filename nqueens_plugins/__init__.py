@@ -17,7 +17,8 @@ The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api`
 What this module exports is the whole promise to plugin authors and API users:
 the hook marker and the solver contract (``hookimpl``, ``SolverRegister``,
 ``Solver``, ``Option``, ``Problem``, ``Budget``, ``Outcome``, ``Count``,
-``Status``, ``Trace``), the two errors, the adapter kit for plugins that wrap a
+``Status``, ``Trace``; ``ProofLog``, where a complete solver writes the certificate of a
+no-solution claim, over the instance's ``canonical_cnf``), the two errors, the adapter kit for plugins that wrap a
 library (``Adapter``, ``Requirement``, ``SizeLimit``), the helpers a plugin's
 own tests use (``board_error``, the verifier's check of a board; ``published_answer``,
 a CSPLib instance's published answer; ``problem_of`` loads an instance file), and the
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
         count_plan,
         count_seconds,
         cross_check,
+        cross_check_boards,
         cross_check_files,
         executor_for,
         export,
@@ -60,6 +62,8 @@ if TYPE_CHECKING:
         summary,
         unregister,
     )
+    from nqueens_plugins.core.canonical_cnf import CanonicalCnf, canonical_cnf
+    from nqueens_plugins.core.proof_log import ProofLog
     from nqueens_plugins.core.verify import board_error
     from nqueens_plugins.formats.published import published_answer
 
@@ -75,6 +79,7 @@ API = (
     "count_plan",
     "count_seconds",
     "cross_check",
+    "cross_check_boards",
     "cross_check_files",
     "executor_for",
     "export",
@@ -90,7 +95,13 @@ API = (
 )
 
 # Helpers for a plugin's own tests, imported on first use like the API (the verifier brings numpy).
-HELPERS = {"board_error": "nqueens_plugins.core.verify", "published_answer": "nqueens_plugins.formats.published"}
+HELPERS = {
+    "board_error": "nqueens_plugins.core.verify",
+    "published_answer": "nqueens_plugins.formats.published",
+    "canonical_cnf": "nqueens_plugins.core.canonical_cnf",
+    "CanonicalCnf": "nqueens_plugins.core.canonical_cnf",
+    "ProofLog": "nqueens_plugins.core.proof_log",
+}
 
 # Modules that lived here before the layered layout: code written against the
 # earlier README (``from nqueens_plugins import host``) keeps working.
@@ -101,12 +112,14 @@ __all__ = [
     "Adapter",
     "BadInput",
     "Budget",
+    "CanonicalCnf",
     "Count",
     "Limits",
     "Option",
     "Outcome",
     "PluginError",
     "Problem",
+    "ProofLog",
     "Requirement",
     "ResultsFile",
     "SizeLimit",
@@ -116,12 +129,14 @@ __all__ = [
     "Trace",
     "animation",
     "board_error",
+    "canonical_cnf",
     "compare",
     "compare_stream",
     "count",
     "count_plan",
     "count_seconds",
     "cross_check",
+    "cross_check_boards",
     "cross_check_files",
     "executor_for",
     "export",

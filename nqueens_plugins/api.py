@@ -36,17 +36,11 @@ from nqueens_plugins.formats.records import ResultsFile
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
-from nqueens_plugins.results.crosscheck import (
-    CROSS_CHECK_LIMITS,
-    Check,
-    InstanceCheck,
-    cross_check_instances,
-    cross_check_sizes,
-    read_expected,
-)
-from nqueens_plugins.results.grid import COMPARE_LIMITS, Grid, stream
+from nqueens_plugins.results.crosscheck import Check, InstanceCheck, read_expected
 from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary_view import Summary
+from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check_instances, cross_check_sizes
+from nqueens_plugins.workflows.grid import COMPARE_LIMITS, Grid, stream
 
 EXPORT_LIMITS = Limits(timeout=EXPORT_TIMEOUT)
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -261,8 +255,8 @@ def count(
         return count_here(chosen, problem, limits, unique=unique)
     task = Task.count(chosen, problem, limits, unique=unique)
     backend = executor or shared_executor()
-    if progress is not None or out is not None:
-        from nqueens_plugins.execution.counting import count_in_parts
+    if progress is not None or out is not None or backend.splits_counts:
+        from nqueens_plugins.workflows.counting import count_in_parts
 
         return count_in_parts(backend, task, progress, out, resume)
     return backend.run(task)
@@ -523,6 +517,32 @@ def cross_check(
         limits=limits_of(limits, CROSS_CHECK_LIMITS),
         executor=executor,
     )
+
+
+def cross_check_boards(
+    sizes: str | None = None,
+    instances: str | None = None,
+    *,
+    fixed: str | None = None,
+    blocked: str | None = None,
+    expected: str | None = None,
+    counting: bool = False,
+) -> list[Problem] | str | None:
+    """What ``nqueens cross-check`` checks, from its board flags: None for plain boards (``cross_check`` over
+    ``sizes``), else the instances for ``cross_check_files`` (the files named, or ``sizes`` posed with the
+    fixed queens and blocked squares given). BadInput for a combination that means nothing: both sizes and
+    files, ``fixed``/``blocked`` with files (a file carries its own), ``expected`` or ``counting`` with plain
+    boards (OEIS is their published answer; they are counted anyway)."""
+    if instances is not None and sizes is not None:
+        raise BadInput("give -n or --instances, not both")
+    posed = fixed is not None or blocked is not None  # boards with fixed queens or blocked squares are instances
+    if instances is not None and posed:
+        raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
+    if instances is None and not posed and (expected is not None or counting):
+        raise BadInput("--expected and --count go with --instances (or --fixed and --blocked)")
+    if posed:
+        return [problem_of(n, None, fixed, blocked) for n in inputs.parse_sizes(sizes or "1..12")]
+    return instances
 
 
 def cross_check_files(

@@ -543,18 +543,9 @@ def cross_check(
     from nqueens_plugins.results.crosscheck import tally
     from nqueens_plugins.views.report import crosscheck_table, crosscheck_verdict, instance_checks_summary
 
-    if instance is not None and sizes is not None:
-        raise BadInput("give -n or --instances, not both")
-    posed = fixed is not None or blocked is not None  # boards with fixed queens or blocked squares are instances
-    if instance is not None and posed:
-        raise BadInput("--fixed and --blocked go with -n; an instance file carries its own")
-    if instance is None and not posed and (expected is not None or counting):
-        raise BadInput("--expected and --count go with --instances (or --fixed and --blocked)")
-    instances: Any = instance
-    if posed:
-        from nqueens_plugins.formats import inputs
-
-        instances = [api.problem_of(n, None, fixed, blocked) for n in inputs.parse_sizes(sizes or "1..12")]
+    instances = api.cross_check_boards(
+        sizes, instance, fixed=fixed, blocked=blocked, expected=expected, counting=counting
+    )
     with api.executor_for(executor_kind, scheduler) as executor:
         if instances is not None:
             found, skipped = api.cross_check_files(

@@ -22,6 +22,8 @@ LAYER_OF_FOLDER = {
     "execution": "Execution layer",
     "loading": "Loading layer",
     "results": "Results layer",
+    "workflows": "Workflows layer",
+    "proofs": "Proofs layer",
     "views": "Views layer",
     "builtin": "Built-in plugin",
     "engines": "Built-in engine",

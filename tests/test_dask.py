@@ -20,7 +20,7 @@ from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.formats.records import read_records, run_key
 from nqueens_plugins.loading import host
-from nqueens_plugins.results.grid import Grid, stream
+from nqueens_plugins.workflows.grid import Grid, stream
 
 
 def start_cluster() -> tuple[object, object]:
@@ -111,10 +111,11 @@ def test_an_unreachable_scheduler_is_one_line(run_cli) -> None:
 
 
 def test_a_count_is_split_into_pieces_across_the_cluster(client) -> None:
+    """The count workflow spreads a count over the cluster's workers (DaskExecutor.splits_counts)."""
+    blocked = make_problem(12, blocked=[(0, 0), (3, 5), (7, 7)])
     with DaskExecutor(client=client) as executor:
-        result = executor.run(Task.count(host.registry().variant("bitboard[kernel=python]"), make_problem(12)))
-        blocked = make_problem(12, blocked=[(0, 0), (3, 5), (7, 7)])
-        split = executor.run(Task.count(host.registry().variant("bitboard"), blocked))
+        result = nq.count("bitboard", 12, kernel="python", executor=executor)
+        split = nq.count("bitboard", blocked, executor=executor)
     assert result.solutions == 14_200 and result.verified is True and result.counters["parts"] > 1
     assert split.solutions == nq.count("backtracking", blocked).solutions
 

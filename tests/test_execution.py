@@ -569,7 +569,7 @@ def test_a_worker_that_dies_while_its_child_holds_the_pipe_is_noticed(fake_distr
 
 
 def test_a_count_in_parts_adds_up_to_the_whole() -> None:
-    from nqueens_plugins.execution.counting import count_in_parts
+    from nqueens_plugins.workflows.counting import count_in_parts
 
     with LocalExecutor(2) as executor:
         shown: list[tuple[int, int]] = []

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 if TYPE_CHECKING:
     import numpy as np
 
+    from nqueens_plugins.core.proof_log import ProofLog
+
 # A board: any integer sequence, a numpy array included (10^7 queens stay compact).
 Queens: TypeAlias = "Sequence[int] | np.ndarray"
 
@@ -270,6 +272,7 @@ class Budget:
     iterations: int | None = None
     started: float = field(default_factory=time.perf_counter)
     trace: Trace | None = None  # set when the run is traced (see Trace); None costs nothing
+    proof: ProofLog | None = None  # set when a no-solution claim is to be certified (see ProofLog)
 
     @property
     def deadline(self) -> float:
@@ -292,8 +295,8 @@ class Budget:
         return max(0.0, self.deadline - time.perf_counter())
 
     def restarted(self) -> Budget:
-        """The same limits (and trace) with the clock starting now."""
-        return Budget(self.seconds, self.iterations, trace=self.trace)
+        """The same limits (and trace and proof) with the clock starting now."""
+        return Budget(self.seconds, self.iterations, trace=self.trace, proof=self.proof)
 
     @contextlib.contextmanager
     def interrupting(self) -> Iterator[Interruption]:

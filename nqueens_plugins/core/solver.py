@@ -114,6 +114,7 @@ class Solver:
     supports_blocked: ClassVar[bool] = False  # never places a queen on a blocked square (opt in)
     counts_unique: ClassVar[bool] = False  # can count up to rotation and reflection
     traces: ClassVar[bool] = False  # reports its steps to budget.trace (see Trace)
+    certifies: ClassVar[bool] = False  # writes a proof of every no-solution claim to budget.proof (see ProofLog)
     max_n: ClassVar[int | None] = None  # the largest board this solver accepts
     options: ClassVar[tuple[Option, ...]] = ()
     runs_on: ClassVar[str | None] = None  # what executes the search ("python", "numba", "CP-SAT (C++)"); see engine()
@@ -124,6 +125,11 @@ class Solver:
     def is_complete(self, options: Mapping[str, Any]) -> bool:
         """Whether this variant is complete; override when an option changes it."""
         return self.complete
+
+    def can_certify(self, options: Mapping[str, Any]) -> bool:
+        """Whether this variant writes a certificate of its no-solution claims (``certifies``); override when an
+        option decides it (a SAT library whose solvers differ: some log DRUP proofs, some cannot)."""
+        return self.certifies and self.is_complete(options)
 
     def stops_itself(self, options: Mapping[str, Any]) -> bool:
         """Whether this variant returns by itself when its budget runs out (``stops_at_budget``); override

@@ -25,16 +25,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from nqueens_plugins.core.errors import BadInput, install_hint
 from nqueens_plugins.execution import dask_chunks
-from nqueens_plugins.execution.answers import CountResult
-from nqueens_plugins.execution.counting import count_in_parts
 from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import conclude
-from nqueens_plugins.execution.tasks import Task, TaskKind
+from nqueens_plugins.execution.tasks import Task
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
@@ -61,6 +59,8 @@ def scheduler_address(given: str | None) -> str:
 
 class DaskExecutor(Executor):
     """The execution service's interface (``map``, ``run``, ``close``) over a Dask cluster."""
+
+    splits_counts = True  # a count spreads over the cluster in its solver's pieces (workflows/counting.py)
 
     def __init__(
         self,
@@ -144,13 +144,6 @@ class DaskExecutor(Executor):
         finally:
             for future in submitted:
                 future.cancel()
-
-    def run(self, task: Task[R]) -> R:
-        """One task; a count is split into the pieces its solver offers, counted across the cluster."""
-        if task.kind == TaskKind.COUNT:
-            # A count's kind is what makes it a Task[CountResult] (Task.count): the type follows the kind.
-            return cast(R, count_in_parts(self, cast(Task[CountResult], task)))
-        return super().run(task)
 
     def close(self) -> None:
         if self.owned:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterable, Iterator
-from typing import Self, TypeVar
+from typing import ClassVar, Self, TypeVar
 
 from nqueens_plugins.execution.tasks import Task
 
@@ -28,8 +28,13 @@ class Executor(abc.ABC):
     ``run`` (one task), ``close``; usable as a context manager.
 
     The pieces of a split count (``TaskKind.COUNT_PLAN``, ``COUNT_PART``) come back
-    unverified, as ``Executed``: ``counting.count_in_parts`` verifies their total.
+    unverified, as ``Executed``: ``workflows/counting.count_in_parts`` verifies their total.
+    ``splits_counts`` says a count should be spread over the backend's workers in those
+    pieces even when nobody watches its progress (a cluster, where one whole count would
+    keep one machine busy and the rest idle); the workflow, not the backend, does the split.
     """
+
+    splits_counts: ClassVar[bool] = False
 
     @abc.abstractmethod
     def map(self, tasks: Iterable[Task[R]]) -> Iterator[tuple[Task[R], R]]:

@@ -1,7 +1,7 @@
-"""Results layer, parent side: what a comparison runs and what its runs add up to (parent process).
+"""Results layer, parent side: what answers settle and add up to, never how they are run.
 
-``grid`` (which runs a comparison makes, streamed as records), ``crosscheck``
-(exact solvers against each other and against published counts),
+``crosscheck`` (what a cross-check's answers settle: checks, verdicts),
 ``statistics`` (censored summaries, intervals, tests) and ``summary`` (records
-grouped into table rows). Renders nothing; the views do.
+grouped into table rows). Runs nothing (``workflows/`` does) and renders
+nothing (the views do).
 """

@@ -1,4 +1,4 @@
-"""Execution layer, parent side: a count split into the pieces its solver offers, added up and verified.
+"""Workflows layer, parent side: a count split into the pieces its solver offers, added up and verified.
 
 ``count_in_parts`` asks the solver for its pieces (``Solver.count_parts``, one
 task), hands each piece to an executor as a task of its own (the local cores,

@@ -1,4 +1,4 @@
-"""Results layer, parent side: a comparison grid (solvers x sizes or instances x trials) and the records of its runs.
+"""Workflows layer, parent side: a comparison grid (solvers x sizes or instances x trials) and the records of its runs.
 
 The runs themselves go through an executor (``execution/local.py`` by default:
 isolated, warm-started, killed from outside, verified in this process). Records
