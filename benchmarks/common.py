@@ -49,19 +49,32 @@ def shiftqueens_results() -> dict[tuple[int, int, int], tuple[bool, int]]:
     return answers
 
 
-def solve(*args: Any, **kwargs: Any) -> Any:
-    """``nq.solve`` in this process: a benchmark measures the solver, not the isolation around it
-    (``benchmarks/harness.py`` measures that)."""
+LIMIT_KEYWORDS = ("timeout", "prepare_timeout", "memory", "max_iterations", "seed", "certify")
+
+
+def with_limits(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The benchmarks' short form (``solve(spec, n, timeout=60, seed=1)``) as the API takes it: one ``Limits``."""
     import nqueens_plugins as nq
 
-    return nq.solve(*args, isolate=False, **kwargs)
+    given = {name: kwargs.pop(name) for name in LIMIT_KEYWORDS if name in kwargs}
+    if given:
+        kwargs["limits"] = nq.Limits(**given)
+    return kwargs
+
+
+def solve(*args: Any, **kwargs: Any) -> Any:
+    """``nq.solve`` in this process: a benchmark measures the solver, not the isolation around it
+    (``benchmarks/harness.py`` measures that). Limits may be given as keywords (``timeout=60``)."""
+    import nqueens_plugins as nq
+
+    return nq.solve(*args, isolate=False, **with_limits(kwargs))
 
 
 def count(*args: Any, **kwargs: Any) -> Any:
     """``nq.count`` in this process (see ``solve``)."""
     import nqueens_plugins as nq
 
-    return nq.count(*args, isolate=False, **kwargs)
+    return nq.count(*args, isolate=False, **with_limits(kwargs))
 
 
 def timed(function: Callable[[], Any]) -> tuple[float, Any]:

@@ -71,12 +71,13 @@ def asp_instances(every: int = 1) -> list[Problem]:
     return [instances.load_one(str(path)) for path in paths]
 
 
-def diagonal_instances(quick: bool, seed: int = 2017) -> list[Problem]:
-    """Per n = 16..18, instances with a published answer in the two bands of d/n, sampled with a fixed seed."""
+def diagonal_instances(quick: bool, seed: int = 2017, per_band: int | None = None) -> list[Problem]:
+    """Per n = 16..18, instances with a published answer in the two bands of d/n, sampled with a fixed seed
+    (``per_band`` each: 2 with ``quick``, else 10)."""
     answers = shiftqueens_results()
     chosen: list[Problem] = []
     rng = random.Random(seed)
-    per_band = 2 if quick else 10
+    per_band = per_band or (2 if quick else 10)
     for n in (16, 17, 18):
         bands: dict[str, list[Any]] = {"transition": [], "beyond": []}
         for diagonals in instances.diagonal_lists(DIAGONALS / f"diag-{n}.tar.gz"):

@@ -592,15 +592,24 @@ def export(
 ) -> tuple[str, str]:
     """An instance written in ``format``, as the solver that poses it to its library does: (text, solver label).
 
-    ``json`` is the host's own instance format; any other is a plugin's
-    (``dimacs`` for SAT, ``asp``, ``dzn``, ``mps``, ``smt2``): the one solver that
-    exports it, or ``solver`` (required where several do). The plugin writes it in a worker
+    ``json`` is the host's own instance format, and so is ``dimacs`` without a ``solver``: the
+    canonical CNF (``canonical_cnf``), the formula every no-solution certificate refutes. Any
+    other is a plugin's (``dimacs`` with ``solver``, ``asp``, ``dzn``, ``mps``, ``smt2``): the one
+    solver that exports it, or ``solver`` (required where several do). The plugin writes it in a worker
     process, as every plugin call runs, under ``limits`` (None: 60 s); its answer must be text.
     """
     problem = problem_of(n, instance, fixed, blocked)
     limits = limits_of(limits, EXPORT_LIMITS)
     if format == "json":
         return json.dumps(instance_files.to_json(problem)) + "\n", "nqueens-plugins"
+    if format == "dimacs" and solver is None:  # the host's canonical CNF, the formula certificates refute
+        from nqueens_plugins.core.canonical_cnf import canonical_cnf
+
+        try:
+            formula = canonical_cnf(problem)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        return "\n".join(formula.dimacs_lines()) + "\n", "canonical CNF (nqueens-plugins)"
     if solver is None:
         offering = exporters(format)
         if not offering:

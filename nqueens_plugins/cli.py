@@ -31,7 +31,15 @@ from typing import Any, TextIO, TypeVar
 import click
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.limits import COMPARE_TIMEOUT, CROSS_CHECK_TIMEOUT, EXPORT_TIMEOUT, PREPARE_TIMEOUT, Limits
+from nqueens_plugins.core.limits import (
+    CERTIFY_CHOICES,
+    CHECK_TIMEOUT,
+    COMPARE_TIMEOUT,
+    CROSS_CHECK_TIMEOUT,
+    EXPORT_TIMEOUT,
+    PREPARE_TIMEOUT,
+    Limits,
+)
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.formats.output_files import check_output, write_whole
 from nqueens_plugins.views.escaping import for_terminal, strict_json
@@ -183,13 +191,19 @@ def plugins(as_json: bool) -> None:
 
 
 def limit_options(
-    timeout: float | None, timeout_help: str, *, seed: str | None = None, iterations: bool = False
+    timeout: float | None,
+    timeout_help: str,
+    *,
+    seed: str | None = None,
+    iterations: bool = False,
+    certify: bool = False,
 ) -> Callable[[F], F]:
     """The flags of a run's limits, made into one ``Limits`` at the front door: the command gets ``limits``.
 
     ``--timeout`` (its default ``timeout``, from ``core/limits.py``), ``--prepare-timeout`` and ``--memory``
     on every command that runs solvers; ``--seed`` (with ``seed`` as its help) and ``--max-iterations``
-    where the command takes them. A limit the flags get wrong is refused by ``Limits`` itself.
+    where the command takes them; ``--certify`` and ``--check-timeout`` where it solves (certificates of
+    no-solution claims). A limit the flags get wrong is refused by ``Limits`` itself.
     """
 
     def decorate(command: F) -> F:
@@ -201,12 +215,33 @@ def limit_options(
             memory: int | None,
             seed: int = 0,
             max_iterations: int | None = None,
+            certify: str = "auto",
+            check_timeout: float = CHECK_TIMEOUT,
             **kwargs: Any,
         ) -> Any:
-            limits = Limits(timeout, prepare_timeout, memory, max_iterations, seed)
+            limits = Limits(
+                timeout, prepare_timeout, memory, max_iterations, seed, certify=certify, check_timeout=check_timeout
+            )
             return command(*args, limits=limits, **kwargs)
 
         decorated: Any = with_limits
+        if certify:
+            decorated = click.option(
+                "--check-timeout",
+                type=Seconds(allow_none=False),
+                default=f"{CHECK_TIMEOUT:g}",
+                show_default=True,
+                help="Seconds the checker may take over one certificate (its own limit, not the run's).",
+            )(decorated)
+            decorated = click.option(
+                "--certify",
+                type=click.Choice(CERTIFY_CHOICES),
+                default="auto",
+                show_default=True,
+                help="When a complete solver that can must prove its no-solution claims with a certificate the "
+                "host checks: auto (where nothing else settles the claim: no published answer, not a plain "
+                "board), always, never.",
+            )(decorated)
         if iterations:
             decorated = click.option(
                 "--max-iterations",
@@ -345,7 +380,11 @@ def json_format(fmt: str, as_json: bool) -> str:
 @click.option("-n", "size", default=None, help="Board size.")
 @instance_option(INSTANCE_HELP)
 @limit_options(
-    None, "Seconds before the solver must stop.", seed="Seed; the same command gives the same answer.", iterations=True
+    None,
+    "Seconds before the solver must stop.",
+    seed="Seed; the same command gives the same answer.",
+    iterations=True,
+    certify=True,
 )
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
@@ -522,7 +561,7 @@ def count(
 @click.option(
     "--count", "counting", is_flag=True, help="With --instances: also count every instance and compare the counts."
 )
-@limit_options(CROSS_CHECK_TIMEOUT, "Seconds per solve or count.", seed="")
+@limit_options(CROSS_CHECK_TIMEOUT, "Seconds per solve or count.", seed="", certify=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @executor_options
 def cross_check(
@@ -594,7 +633,9 @@ def cross_check(
 @click.option("-n", "sizes", default=None, help="Sizes: 8,16,32 or 4..40:4.")
 @instance_option(INSTANCES_HELP)
 @click.option("--trials", type=Whole(minimum=1), default=1, show_default=True, help="Runs per solver and size.")
-@limit_options(COMPARE_TIMEOUT, "Seconds per run, killed from outside after that; none for no limit.", seed="")
+@limit_options(
+    COMPARE_TIMEOUT, "Seconds per run, killed from outside after that; none for no limit.", seed="", certify=True
+)
 @click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Skip runs already recorded in --out.")
@@ -865,7 +906,10 @@ EXPORT_FORMATS = ("dimacs", "asp", "dzn", "mps", "smt2", "json")
     help="dimacs (SAT), asp (ASP facts and rules), dzn (MiniZinc data), mps (MIP), smt2 (SMT-LIB 2), json (ours).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
-@solver_option("The solver whose encoding to write (needed only where several export the format).")
+@solver_option(
+    "The solver whose encoding to write (needed only where several export the format; dimacs without it: "
+    "the canonical CNF that certificates refute)."
+)
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @limit_options(EXPORT_TIMEOUT, "Seconds the plugin may take to write it.")

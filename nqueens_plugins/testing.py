@@ -23,11 +23,13 @@ counts against OEIS when it counts; the same seed gives the same answer, over
 isolated, so a solver that ignores it is killed and reported, not waited for; one
 that declares ``stops_at_budget = False`` must instead be stopped cleanly by the
 host); fixed queens honoured when supported; blocked squares honoured when
-supported (``supports_blocked``).
+supported (``supports_blocked``); every no-solution claim certified by a proof the
+host's checker accepts, when the solver says it certifies (``certifies``).
 
 A check that does not apply to the solver is *skipped*, saying why, never passed:
 no-solution-when-complete for a solver that is not complete, counts for one that
-does not count, fixed-queens and blocked-squares for one that does not take them.
+does not count, fixed-queens and blocked-squares for one that does not take them,
+certificates for one that does not certify.
 
 Every board a check asks for goes through the solver's ``precheck`` first, as the
 host's commands do: a board the solver refuses (an 8x8-only library asked for
@@ -279,6 +281,31 @@ def check_blocked_squares(variant: Variant) -> None:
             assert result.status != "no-solution", "an incomplete solver claimed no-solution"
 
 
+def check_certificates(variant: Variant) -> None:
+    """A solver that says it certifies (``Solver.certifies``, ``can_certify``) proves each no-solution it claims
+    with a certificate the host's checker accepts (n = 2 and 3, and the blocked and fixed instances it takes
+    that have none), and still solves the ones that have a solution. Its proofs are checked as a user's
+    would be: ``Limits(certify="always")``."""
+    if not variant.solver.can_certify(dict(variant.options)):
+        raise CheckSkipped("it does not certify its no-solution claims (certifies = False)")
+    from nqueens_plugins.formats.instances import diagonal_squares
+
+    none_exists = [make_problem(2), make_problem(3)]
+    if variant.solver.supports_blocked:
+        none_exists.append(make_problem(10, blocked=diagonal_squares(10, EXCLUDED_UNSATISFIABLE)))
+    if variant.solver.supports_fixed:
+        none_exists.append(make_problem(4, fixed={0: 0}))  # neither of n = 4's two solutions has it
+    limits = Limits(timeout=SOLVE_TIMEOUT, seed=3, certify="always")
+    for problem in taken(variant, none_exists, "the instances without a solution"):
+        result = run(variant, problem, limits)
+        assert result.status == "no-solution" and result.certificate == "certified", (
+            f"{problem.label}: answered {result.status} with certificate {result.certificate}: {result.reason}"
+        )
+    for problem in taken(variant, [make_problem(6)], "n = 6"):
+        result = run(variant, problem, limits)
+        assert result.status == "solved" and result.verified is True, f"n=6 certified: {result.status}"
+
+
 CHECKS: dict[str, Callable[[Variant], None]] = {
     "registration": check_registration,
     "solves-small-boards": check_solves_small_boards,
@@ -288,6 +315,7 @@ CHECKS: dict[str, Callable[[Variant], None]] = {
     "budget-honoured": check_budget_honoured,
     "fixed-queens": check_fixed_queens,
     "blocked-squares": check_blocked_squares,
+    "certificates": check_certificates,
 }
 
 

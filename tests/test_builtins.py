@@ -127,7 +127,9 @@ def test_completion_without_solution_is_proved() -> None:
     for name in ("backtracking", "forward-checking"):
         result = nq.solve(name, 4, fixed={0: 0})
         assert result.status == "no-solution"
-        assert result.verified is None  # not decidable in O(n); cross-check settles it
+        assert result.verified is True and result.certificate == "certified"  # its proof, checked by the host
+        uncertified = nq.solve(name, 4, fixed={0: 0}, limits=nq.Limits(certify="never"))
+        assert uncertified.verified is None  # not decidable in O(n): without a proof, cross-check settles it
 
 
 def test_solver_that_cannot_honour_fixed_queens_says_so() -> None:

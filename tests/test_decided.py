@@ -256,7 +256,7 @@ def test_the_cross_check_summary_says_how_each_no_solution_was_confirmed() -> No
     summary = instance_checks_summary([same, mixed, alone], with_published=False)
     assert (
         "no solution confirmed across families: 1 of 3 (by 2 families each, of SAT, search); "
-        "1 within one family only (below); 1 by one solver with the published answer or the verifier"
+        "1 within one family only (below); 1 by one family with the published answer, a checked certificate or the verifier"
     ) in summary
     assert "confirmed within one family only (search)" in summary  # the instance listed below
 

@@ -497,11 +497,15 @@ def test_an_instance_is_exported_by_the_plugin_that_poses_it(fake_distribution, 
         (["-n", "6", "--format", "dimacs", "-s", "min-conflicts"], "min-conflicts does not export dimacs"),
         (["--format", "json"], "give an instance file (--instance FILE) or -n SIZE"),
         (["-n", "6"], "say which format: --format dimacs|asp"),
-        (["-n", "6", "--format", "dimacs"], "broken-exporter, exporter"),  # (and any installed one): choose
     ):
         code, out, err = run_cli("instances", "export", *args)
         assert code == 2 and out == "" and words in err and len(err.strip().splitlines()) == 1
-    code, _, err = run_cli("instances", "export", "-n", "6", "--format", "dimacs")
-    assert code == 2 and "export dimacs: say whose encoding with -s" in err
+    # dimacs with no solver named is the host's canonical CNF, whoever else exports dimacs
+    code, out, _ = run_cli("instances", "export", "-n", "6", "--blocked", "0:0", "--format", "dimacs")
+    assert (
+        code == 0
+        and out.splitlines()[2]
+        == f"p cnf 35 {nq.core.canonical_cnf.clause_count(nq.Problem(6, blocked=frozenset({(0, 0)})))}"
+    )
     with pytest.raises(BadInput, match="no installed solver exports cnf-xyz"):
         nq.export("cnf-xyz", 6)

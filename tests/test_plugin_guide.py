@@ -66,9 +66,11 @@ def test_the_guides_plugin_installs_counts_and_passes_the_kit(tmp_path: Path) ->
     )
     assert kit.returncode == 0, kit.stdout + kit.stderr
     # The guide shows the kit's output as it is: one collected test per check, named by solver and check.
-    assert "collected 8 items" in kit.stdout and "collected 8 items" in GUIDE.read_text(encoding="utf-8")
+    assert "collected 9 items" in kit.stdout and "collected 9 items" in GUIDE.read_text(encoding="utf-8")
     assert verdicts(kit.stdout) == verdicts(GUIDE.read_text(encoding="utf-8"))
-    assert len(verdicts(kit.stdout)) == 8 and {verdict for _, verdict in verdicts(kit.stdout)} == {"PASSED"}
+    found = dict(verdicts(kit.stdout))
+    assert len(found) == 9 and found.pop("nqueens-contract::permutations::certificates") == "SKIPPED"
+    assert set(found.values()) == {"PASSED"}
 
 
 def verdicts(text: str) -> list[tuple[str, str]]:
@@ -78,8 +80,8 @@ def verdicts(text: str) -> list[tuple[str, str]]:
 
 
 def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution) -> None:
-    """The how-to's library and its wrapper, pasted: every check passes but the two it opts out of,
-    skipped (it takes no fixed queens and no blocked squares)."""
+    """The how-to's library and its wrapper, pasted: every check passes but the three it opts out of,
+    skipped (it takes no fixed queens and no blocked squares, and writes no certificates)."""
     from nqueens_plugins.testing import contract_report
 
     library = next(block for block in blocks("python") if block.startswith("def all_solutions"))
@@ -88,4 +90,5 @@ def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution)
     report = contract_report("toylib")
     assert report.pop("fixed-queens").startswith("skipped: it does not take fixed queens")
     assert report.pop("blocked-squares").startswith("skipped: it does not take blocked squares")
+    assert report.pop("certificates").startswith("skipped: it does not certify")
     assert set(report.values()) == {"passed"}, report

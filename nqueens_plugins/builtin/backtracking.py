@@ -27,6 +27,16 @@ and restored incrementally on backtrack, never recomputed. Options:
 Both count all solutions when asked (``nqueens count``) and prove
 ``no-solution`` when the search space is exhausted.
 
+Certified (``budget.proof``), both write a DRUP proof of a no-solution claim
+over the canonical CNF. Their inferences are unit propagation on it (a queen
+falsifies what it attacks; a column with no row left, a wipe-out included, is a
+conflict), so each queen taken back because everything below it failed, or
+placed into a wipe-out, gives the lemma "not all the queens on the path down
+to here" (fixed queens are units of the formula, never in a lemma), written in
+post-order; the exhausted first column gives the empty clause. Each is RUP:
+under its queens, the lemmas of the next column's rows falsify that column's
+at-least-one clause.
+
 Counts: one **move** is one queen placed. One **iteration** is one state
 transition: a queen placed or a queen taken back. Counters: ``backtracks``
 (queens taken back) and, for forward checking, ``wipeouts`` and ``pruned``
@@ -47,6 +57,7 @@ from nqueens_plugins.core.solver import Option, Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.core.hookspecs import SolverRegister
+    from nqueens_plugins.core.proof_log import ProofLog
 
 CHECK_EVERY = 4096  # placements between budget polls in plain backtracking
 CHECK_WORK = 1 << 16  # forward checking: elementary steps between polls (a placement costs O(n))
@@ -87,7 +98,9 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     (``Problem.allowed_rows``), so they cost nothing per node.
     """
     n = problem.n
+    proof = budget.proof if first else None  # a count claims nothing to refute
     if problem.contradiction() is not None:
+        refute_root(proof)
         return SearchResult(Status.NO_SOLUTION)
     free = [c for c in range(n) if c not in problem.fixed]
     allowed = [problem.allowed_rows[c] for c in free]
@@ -100,6 +113,8 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
     available = [0] * depth_count
     placed = [0] * depth_count
     available[0] = allowed[0] & ~(rows | (diagonals >> free[0]) | (anti >> shifts[0]))
+    # certified: the negated literal of a queen at each depth and row (0 where blocked: never placed)
+    negated = [[-proof.variable(c, r) for r in range(n)] for c in free] if proof is not None else []
     moves = backtracks = solutions = 0
     poll = CHECK_EVERY
     iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
@@ -113,6 +128,8 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
             depth -= 1
             if depth < 0:
                 break
+            if proof is not None:  # everything below the queen at depth failed
+                proof.refute([negated[d][placed[d].bit_length() - 1] for d in range(depth + 1)])
             bit = placed[depth]
             rows ^= bit
             diagonals ^= bit << free[depth]
@@ -146,8 +163,17 @@ def backtrack(problem: Problem, budget: Budget, first: bool) -> SearchResult:
         available[depth] = allowed[depth] & ~(rows | (diagonals >> free[depth]) | (anti >> shifts[depth]))
     if trace is not None:
         report_placement(trace, free, shown, 0, 0)  # the tree is exhausted: every queen taken back
+    if first:
+        refute_root(proof)
     status = Status.SOLVED if solutions and not first else Status.NO_SOLUTION
     return SearchResult(status, None, solutions, moves, backtracks)
+
+
+def refute_root(proof: ProofLog | None) -> None:
+    """End a certified refutation: the empty clause (every row of the first column is refuted, or
+    propagation of the fixed queens alone fails)."""
+    if proof is not None:
+        proof.add([])
 
 
 def report_placement(trace: Trace, free: list[int], shown: int, depth: int, bit: int) -> int:
@@ -212,6 +238,8 @@ class ForwardCheckingSearch:
         # Each placement costs O(n) (O(n^2) with LCV ordering): poll the clock by work done.
         self.poll_every = max(1, CHECK_WORK // (n * n if values == "lcv" else n))
         self.iteration_cap = sys.maxsize if budget.iterations is None else budget.iterations
+        self.proof: ProofLog | None = None  # set by run() when a no-solution claim is to be certified
+        self.decisions: list[int] = []  # certified: the negated literals of the queens on the path
 
     def result(self, status: Status, board: list[int] | None = None) -> SearchResult:
         counters = {"wipeouts": self.wipeouts, "pruned": self.pruned}
@@ -274,7 +302,9 @@ class ForwardCheckingSearch:
         if not self.unassigned:
             self.solutions = 1
             return self.result(Status.SOLVED, self.queens)
+        self.proof = self.budget.proof if first else None  # a count claims nothing to refute
         if any(self.domains[c] == 0 for c in self.unassigned):
+            refute_root(self.proof)  # the fixed queens alone wipe out a column
             return self.result(Status.NO_SOLUTION)
         try:
             return self.descend(first)
@@ -283,7 +313,7 @@ class ForwardCheckingSearch:
 
     def descend(self, first: bool) -> SearchResult:
         queens, budget = self.queens, self.budget
-        trace = budget.trace
+        trace, proof, decisions = budget.trace, self.proof, self.decisions
         poll = self.poll_every
         stack = [self.open_frame()]
         while stack:
@@ -297,12 +327,18 @@ class ForwardCheckingSearch:
                     trace.remove(frame.column)
                 if stack:
                     self.backtracks += 1  # the parent's queen is taken back
+                if proof is not None:  # everything below the parent's queen failed (the root: all failed)
+                    proof.refute(decisions)
+                    if decisions:
+                        decisions.pop()
                 continue
             row = frame.values[frame.next_value]
             frame.next_value += 1
             queens[frame.column] = row
             if trace is not None:
                 trace.place(frame.column, row)
+            if proof is not None:
+                decisions.append(-proof.variable(frame.column, row))
             self.moves += 1
             poll -= 1
             if self.moves + self.backtracks >= self.iteration_cap or (not poll and budget.out_of_time()):
@@ -312,6 +348,9 @@ class ForwardCheckingSearch:
             if not self.prune(frame.column, row):
                 self.wipeouts += 1
                 self.backtracks += 1
+                if proof is not None:  # the emptied column's at-least-one clause fails
+                    proof.refute(decisions)
+                    decisions.pop()
                 continue
             if not self.unassigned:
                 self.solutions += 1
@@ -326,6 +365,7 @@ class ForwardCheckingSearch:
 def forward_check(problem: Problem, budget: Budget, first: bool, order: str, values: str) -> SearchResult:
     """Forward checking from ``problem``: the first solution, or (``first=False``) a count of all."""
     if problem.contradiction() is not None:
+        refute_root(budget.proof if first else None)
         return SearchResult(Status.NO_SOLUTION)
     return ForwardCheckingSearch(problem, budget, order, values).run(first)
 
@@ -338,6 +378,7 @@ class CountingSolver(Solver):
     complete = True
     supports_blocked = True
     traces = True
+    certifies = True
 
     def search(self, problem: Problem, budget: Budget, options: Mapping[str, Any], first: bool) -> SearchResult:
         raise NotImplementedError

@@ -21,6 +21,19 @@ The loop is ``bitset_mrv_kernel.advance``, compiled by numba when installed
 (``kernel=auto|numba``) and run as plain Python otherwise; it runs in slices of
 ``SLICE_NODES`` placements with a budget poll between them.
 
+Certified (``budget.proof``), a no-solution claim comes with a DRUP proof over
+the canonical CNF. Every inference here is unit propagation on that formula (a
+queen falsifies what it attacks, a line with one open square is forced, a line
+with none is a conflict), so the proof is the search tree itself: each refuted
+*decision* (a queen tried on a line with two open squares or more) gives the
+lemma "not all the decisions down to here", written in post-order, and the
+exhausted root gives the empty clause. A lemma is RUP: under its decisions,
+propagation replays the forced queens down to the node below, whose line's
+squares are each blocked by a child's lemma (or propagate to a dead end), so
+the line's at-least-one clause fails. Forced queens are never in a lemma.
+The kernel writes lemmas into an array (``PROOF_BUFFER``) that is written out
+between slices; counting never proves.
+
 Counts: one **move** is one queen placed; one **iteration** is a queen placed
 or taken back, as for ``backtracking``. Counters: ``backtracks``.
 """
@@ -40,10 +53,12 @@ from nqueens_plugins.core.solver import Solver
 
 if TYPE_CHECKING:
     from nqueens_plugins.core.hookspecs import SolverRegister
+    from nqueens_plugins.core.proof_log import ProofLog
 
 MAX_N = 62  # a line's open squares must fit a signed 64-bit word
 SLICE_NODES = 1 << 16  # placements between budget polls: a small fraction of a second, compiled
 TRACE_BUFFER = 3 * 1024  # numbers of a traced slice's events (three an event) before they are handed over
+PROOF_BUFFER = 1 << 16  # numbers of a certified slice's lemmas before they are written out
 
 
 class Search:
@@ -70,6 +85,7 @@ class Search:
         self.done_columns, self.done_rows = zeros(n + 1), zeros(n + 1)
         self.kind, self.line, self.candidates = zeros(n + 1), zeros(n + 1), zeros(n + 1)
         self.placed_row, self.placed_column = zeros(n + 1), zeros(n + 1)
+        self.decided = zeros(n + 1)  # whether the queen at each depth was a choice (see the kernel)
         self.scalars = zeros(kernel.SCALARS)
         self.fixed = dict(problem.fixed)
         self.finished = False  # the tree is exhausted (or empty)
@@ -96,6 +112,7 @@ class Search:
             self.finished = True
         else:
             self.kind[0], self.line[0] = kind, index
+            self.decided[0] = int(size > 1)
             self.candidates[0] = self.columns[index] if kind == 0 else self.rows[index]
 
     @property
@@ -115,9 +132,13 @@ class Search:
         if self.root_solution:
             return Status.SOLVED
         if self.finished:
+            if first and budget.proof is not None:
+                budget.proof.add([])  # a line with no open square under the fixed queens: propagation fails
             return Status.NO_SOLUTION if first else Status.SOLVED
         trace = budget.trace
         events = self.zeros(TRACE_BUFFER if trace is not None else 0)
+        proof = budget.proof if first else None  # a count claims nothing to refute
+        lemmas = self.zeros(PROOF_BUFFER if proof is not None else 0)
         while True:
             limit = SLICE_NODES
             if budget.iterations is not None:
@@ -139,13 +160,19 @@ class Search:
                 limit,
                 first,
                 events,
+                self.decided,
+                lemmas,
             )
             if trace is not None:
                 self.hand_over(events, trace)
+            if proof is not None:
+                self.write_lemmas(lemmas, proof)
             if code == self.kernel.FOUND:
                 return Status.SOLVED
             if code == self.kernel.EXHAUSTED:
                 self.finished = True
+                if proof is not None:
+                    proof.add([])  # the root is refuted: no decision at all
                 return Status.NO_SOLUTION if first else Status.SOLVED
             if budget.out_of_time():
                 return Status.TIMED_OUT
@@ -161,6 +188,19 @@ class Search:
             else:
                 trace.remove(recorded[index + 1])
         self.scalars[kernel.EVENTS] = 0
+
+    def write_lemmas(self, lemmas: Any, proof: ProofLog) -> None:
+        """Write out the lemmas the kernel recorded (length, then squares), as clauses, and empty the record."""
+        numbering = proof.formula.numbering  # indexed by column * n + row, as the kernel writes squares
+        recorded = lemmas[: int(self.scalars[self.kernel.PROOF])]
+        numbers = recorded.tolist() if hasattr(recorded, "tolist") else recorded
+        index = 0
+        while index < len(numbers):
+            length = numbers[index]
+            squares = numbers[index + 1 : index + 1 + length]
+            proof.refute([-numbering[square] for square in squares])
+            index += 1 + length
+        self.scalars[self.kernel.PROOF] = 0
 
     def queens(self) -> list[int]:
         """The board after ``run`` found a solution: the fixed queens and the placements on the stack."""
@@ -180,6 +220,7 @@ class BitsetMrv(Solver):
     complete = True
     supports_blocked = True
     traces = True
+    certifies = True
     max_n = MAX_N
     options = (kernel_option("search loop"),)
 
@@ -203,6 +244,8 @@ class BitsetMrv(Solver):
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         search = self.start(problem, options)
         if search is None:
+            if budget.proof is not None:
+                budget.proof.add([])  # every obvious contradiction is a conflict of propagation alone
             return Outcome(Status.NO_SOLUTION, None, 0, 0, {"backtracks": 0})
         status = search.run(budget, first=True)
         queens = search.queens() if status is Status.SOLVED else None

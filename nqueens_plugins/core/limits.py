@@ -26,6 +26,10 @@ PREPARE_TIMEOUT = 120.0
 COMPARE_TIMEOUT = 10.0  # seconds per run of a comparison (nqueens compare, nq.compare)
 CROSS_CHECK_TIMEOUT = 10.0  # seconds per solve or count of a cross-check
 EXPORT_TIMEOUT = 60.0  # seconds a plugin may take to write an instance out
+CERTIFY_CHOICES = ("auto", "always", "never")  # Limits.certify: when a no-solution claim is certified
+CERTIFICATE_SIZE = 1 << 30  # bytes a certificate may take on disk before the log stops (over budget)
+CHECK_TIMEOUT = 60.0  # seconds the checker may take over one certificate
+CHECK_MEMORY = 4 << 30  # bytes of data the checker's process may allocate
 MIN_MEMORY = 1 << 20  # a memory limit below 1 MiB would fail the worker's own first allocation
 
 MEMORY_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
@@ -55,7 +59,7 @@ def time_limit(value: object, what: str = "timeout") -> float | None:
     return float(value)
 
 
-def parse_memory(value: object) -> int:
+def parse_memory(value: object, what: str = "memory") -> int:
     """A memory size: bytes as a whole number, or with a binary unit: 512M, 1.5G, 2GiB."""
     if isinstance(value, int) and not isinstance(value, bool):
         size = value
@@ -63,10 +67,10 @@ def parse_memory(value: object) -> int:
         match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([a-zA-Z]{0,3})\s*", str(value))
         unit = match.group(2).lower() if match else ""
         if match is None or unit not in MEMORY_UNITS:
-            raise BadInput(f"memory takes a size such as 512M or 2G, not {value!r}")
+            raise BadInput(f"{what} takes a size such as 512M or 2G, not {value!r}")
         size = int(float(match.group(1)) * MEMORY_UNITS[unit])
     if size < MIN_MEMORY:
-        raise BadInput(f"memory limit must be at least 1M, not {value!r}")
+        raise BadInput(f"{what} limit must be at least 1M, not {value!r}")
     return size
 
 
@@ -82,6 +86,14 @@ class Limits:
     limit). ``max_iterations``: the budget's iteration cap (None: none).
     ``seed``: the base seed; each run's own is ``seed_for(solver, problem, trial)``.
 
+    Certificates (``docs/certificates.md``): ``certify`` says when a complete
+    solver that can prove its no-solution claims is asked to: ``"auto"`` (on
+    every instance whose answer is not already known: not a plain board, no
+    published answer), ``"always"`` (every instance) or ``"never"``.
+    ``certificate_size`` bounds the proof on disk (bytes or text, ``"1G"``),
+    ``check_timeout`` and ``check_memory`` the checker's own process: a proof over
+    any of them is reported as over budget, never as certified or as wrong.
+
     A ``Limits`` is used whole: a field you leave out takes the default shown
     here, not a function's (``nq.compare(limits=nq.Limits(memory="1G"))`` runs
     with no time limit; say ``timeout=10`` to keep compare's). ``limits=None``
@@ -93,6 +105,10 @@ class Limits:
     memory: int | None = None
     max_iterations: int | None = None
     seed: int = 0
+    certify: str = "auto"
+    certificate_size: int = CERTIFICATE_SIZE
+    check_timeout: float = CHECK_TIMEOUT
+    check_memory: int = CHECK_MEMORY
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__  # frozen: normalized once, here
@@ -105,6 +121,13 @@ class Limits:
         if self.max_iterations is not None:
             set_field(self, "max_iterations", whole_number(self.max_iterations, "max_iterations", minimum=1))
         set_field(self, "seed", whole_number(self.seed, "seed"))
+        if self.certify not in CERTIFY_CHOICES:
+            raise BadInput(f"certify is one of {', '.join(CERTIFY_CHOICES)}, not {self.certify!r}")
+        set_field(self, "certificate_size", parse_memory(self.certificate_size, "certificate_size"))
+        if self.check_timeout is None:
+            raise BadInput("check_timeout must be a positive number of seconds, not None")
+        set_field(self, "check_timeout", time_limit(self.check_timeout, "check_timeout"))
+        set_field(self, "check_memory", parse_memory(self.check_memory, "check_memory"))
 
     def seed_for(self, solver: str, problem: Problem, trial: int) -> int:
         """The seed of one run, from (seed, solver, instance, trial): stable across processes and runs.

@@ -17,7 +17,7 @@ never as certified.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import IO
@@ -47,6 +47,7 @@ class ProofLog:
         self.lemmas = 0
         self.overflowed = False
         self._file: IO[str] | None = None
+        self._pending: list[tuple[int, ...]] = []  # refute(): lemmas not yet subsumed by a parent's
 
     @cached_property
     def formula(self) -> CanonicalCnf:
@@ -61,21 +62,57 @@ class ProofLog:
         self._write(" ".join(map(str, literals)))
         self.lemmas += 1
 
+    def refute(self, lemma: Sequence[int]) -> None:
+        """Write the lemma of a node a depth-first search refuted (the negation of the decisions down to it),
+        in post-order, and delete the lemmas of its subtree, which it subsumes: a checker then keeps only the
+        lemmas beside the current path, not the whole tree (a proof of millions of lemmas checks in a
+        fraction of the time). Every lemma of the search must go through here for the bookkeeping to hold."""
+        depth = len(lemma)
+        pending = self._pending
+        self.add(lemma)  # first: its check needs the lemmas below it
+        while pending and len(pending[-1]) > depth:
+            below = pending.pop()
+            if depth:  # after the empty clause nothing is worth deleting
+                self.delete(below)
+        pending.append(tuple(lemma))
+
     def delete(self, literals: Iterable[int]) -> None:
         """Say a clause (of the formula or a lemma) is no longer needed."""
         self._write("d " + " ".join(map(str, literals)))
 
     def write_lines(self, lines: Iterable[str]) -> None:
-        """Pass DRUP/DRAT text through: each item one line of it (``"1 -2 0"``, ``"d 3 0"``), with or without the end of line."""
+        """Pass DRUP/DRAT text through: each item one line of it (``"1 -2 0"``, ``"d 3 0"``, ``"0"``), with or
+        without its end of line. Blank lines and comments (``c ...``) are skipped: only ``"0"`` is the empty
+        clause. Written in batches: a library's proof may have millions of lines."""
+        batch: list[str] = []
+        size = 0
         for line in lines:
-            text = line.rstrip("\n")
-            if text.endswith(" 0"):
-                text = text[:-2]
-            elif text == "0":
-                text = ""
-            self._write(text)
+            text = line.strip()
+            if not text or text.startswith("c"):
+                continue
+            if not text.endswith(" 0") and text != "0":
+                text += " 0"  # a line given without its terminating 0
+            batch.append(text)
+            size += len(text) + 1
             if not text.startswith("d"):
                 self.lemmas += 1
+            if size >= BUFFER:
+                self._write_block(batch, size)
+                batch, size = [], 0
+        if batch:
+            self._write_block(batch, size)
+
+    def _write_block(self, batch: list[str], size: int) -> None:
+        if self.overflowed:
+            return
+        if self.bytes_written + size > self.max_bytes:
+            for text in batch:  # the last lines that fit, then the log stops
+                self._write(text[:-2] if text.endswith(" 0") else "")
+            return
+        if self._file is None:
+            self._file = self.path.open("w", encoding="ascii", buffering=BUFFER)
+        self._file.write("\n".join(batch) + "\n")
+        self.bytes_written += size
 
     def _write(self, clause_text: str) -> None:
         if self.overflowed:

@@ -45,6 +45,9 @@ class Result:
     complete: bool | None = None  # the solver is complete (it can prove no solution exists); None: not recorded
     trace: Trace | None = None  # the steps, when traced (not part of the record)
     limits: Limits | None = None  # what the run was allowed (its record's ``timeout``); None: not known
+    certificate: str | None = None  # a no-solution claim's certificate: certified, rejected, over-budget, unchecked
+    certificate_bytes: int | None = None  # the proof's size on disk
+    certificate_seconds: float | None = None  # the checker's time (not part of ``seconds``)
 
     @property
     def timeout(self) -> float | None:
@@ -64,8 +67,14 @@ class Result:
         return self.status == Status.SOLVED and self.verified is True
 
     @property
+    def certified(self) -> bool:
+        """A no-solution claim whose certificate the host's checker accepted."""
+        return self.certificate == "certified" and self.status == Status.NO_SOLUTION
+
+    @property
     def decided(self) -> bool:
-        """A verified board, or a no-solution claim the verifier confirmed (facts or a published answer)."""
+        """A verified board, or a no-solution claim the verifier confirmed (facts, a published answer or a
+        checked certificate)."""
         return self.verified is True and self.status in (Status.SOLVED, Status.NO_SOLUTION)
 
     def _repr_svg_(self) -> str | None:

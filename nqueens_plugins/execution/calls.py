@@ -17,6 +17,7 @@ from typing import Any
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Budget, Problem, Trace
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution import certificates
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 
 MESSAGE_LIMIT = 2_000  # characters of a plugin's exception message kept in a record
@@ -72,8 +73,10 @@ def execute_count(variant: Variant, problem: Problem, unique: bool, budget: Budg
     return Executed(counted, seconds, error)
 
 
-def perform(task: Task) -> Executed:
-    """Run a task's solver call in this process and return what came back, unverified."""
+def perform(task: Task, checking: Callable[[float], None] = lambda seconds: None) -> Executed:
+    """Run a task's solver call in this process and return what came back, unverified but for its
+    certificate: a certified run's proof is checked here, after the call, in a process of its own
+    (``certificates.py``; ``checking`` is told how long that may take before it starts)."""
     solver, options = task.variant.solver, dict(task.variant.options)
     seconds = task.seconds_left()
     if task.kind == TaskKind.COUNT:
@@ -86,5 +89,13 @@ def perform(task: Task) -> Executed:
         budget = Budget(seconds)
         return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
     steps = Trace(task.problem.n) if task.trace else None
-    budget = Budget(seconds, task.limits.max_iterations, trace=steps)
-    return execute(task.variant, task.problem, task.limits, task.trial, budget)
+    log = (
+        certificates.open_log(task.problem, task.limits)
+        if certificates.wanted(task.variant, task.problem, task.limits)
+        else None
+    )
+    budget = Budget(seconds, task.limits.max_iterations, trace=steps, proof=log)
+    executed = execute(task.variant, task.problem, task.limits, task.trial, budget)
+    if log is None:
+        return executed
+    return certificates.settle(executed, log, task.problem, task.limits, checking)

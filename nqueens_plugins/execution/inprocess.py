@@ -12,6 +12,7 @@ from __future__ import annotations
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import Budget, Problem
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution import certificates
 from nqueens_plugins.execution.calls import execute, execute_count
 from nqueens_plugins.execution.judge import CountResult, Result, judge, judge_count
 from nqueens_plugins.execution.tasks import check_countable, check_runnable, start_trace
@@ -23,8 +24,11 @@ def run(
     """Solve in this process and verify (``limits.memory`` and ``prepare_timeout`` need a worker: unused)."""
     check_runnable(variant, problem)
     steps = start_trace(variant, problem) if trace else None
-    budget = Budget(limits.timeout, limits.max_iterations, trace=steps)
+    log = certificates.open_log(problem, limits) if certificates.wanted(variant, problem, limits) else None
+    budget = Budget(limits.timeout, limits.max_iterations, trace=steps, proof=log)
     executed = execute(variant, problem.copy(), limits, trial, budget)
+    if log is not None:  # the checker runs in a process of its own, even here
+        executed = certificates.settle(executed, log, problem, limits, lambda seconds: None)
     return judge(variant, problem, limits, trial, executed)
 
 

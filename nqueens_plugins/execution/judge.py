@@ -16,9 +16,9 @@ import numpy as np
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
 from nqueens_plugins.core.solver import Variant
-from nqueens_plugins.core.verify import verify_count, verify_outcome
+from nqueens_plugins.core.verify import Verdict, verify_count, verify_outcome
 from nqueens_plugins.execution.answers import Answer, CountResult, Result
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Certificate, Executed, Task, TaskKind
 
 R = TypeVar("R")
 
@@ -44,6 +44,12 @@ def judge(variant: Variant, problem: Problem, limits: Limits, trial: int, execut
         return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
     outcome = executed.outcome
     verdict = verify_outcome(problem, outcome, complete=variant.complete, published=published_answer(problem))
+    certificate = executed.certificate
+    if certificate is not None:
+        base.update(certificate=certificate.status, certificate_bytes=certificate.bytes)
+        base.update(certificate_seconds=certificate.seconds)
+        if not verdict.rejected:
+            verdict = with_certificate(verdict, certificate)
     if verdict.rejected or not isinstance(outcome, Outcome):
         return Result(**base, status=Status.INVALID, verified=False, reason=verdict.reason, queens=safe_queens(outcome))
     counters, dropped = clean_counters(outcome.counters)
@@ -57,6 +63,19 @@ def judge(variant: Variant, problem: Problem, limits: Limits, trial: int, execut
         moves=int(outcome.moves),
         counters=counters,
     )
+
+
+def with_certificate(verdict: Verdict, certificate: Certificate) -> Verdict:
+    """A no-solution verdict once its certificate was checked: a checked proof confirms the claim as a
+    published answer would; a proof the checker rejects makes the run invalid, like an attacking board; one
+    it could not finish (over budget, or the checker failed) leaves the verdict as it was, and says so."""
+    size = f"{certificate.lemmas:,} lemmas, {certificate.bytes:,} bytes, checked in {certificate.seconds:.2f} s"
+    if certificate.status == "certified":
+        return Verdict(True, f"certified: its proof ({size}) refutes the instance")
+    if certificate.status == "rejected":
+        return Verdict(False, f"its certificate is wrong: {certificate.reason}")
+    note = f"certificate {certificate.status}: {certificate.reason}"
+    return Verdict(verdict.verified, f"{verdict.reason}; {note}" if verdict.reason else note)
 
 
 def refusal(variant: Variant, problem: Problem, limits: Limits, reason: str) -> Result:

@@ -137,6 +137,24 @@ class Task(Generic[R_co]):
         return Task(**{**kept, "kind": kind, **changes})
 
 
+@dataclass(frozen=True)
+class Certificate:
+    """What became of a run's certificate, as the worker's checker found it (``certificates.py``).
+
+    ``status``: ``certified`` (the proof refutes the canonical CNF), ``rejected``
+    (it does not: ``reason`` names the lemma, or the missing empty clause),
+    ``over-budget`` (past its size, checking time or memory: unknown either way),
+    ``unchecked`` (the checker itself failed). ``bytes`` and ``lemmas`` measure
+    the proof, ``seconds`` its check.
+    """
+
+    status: str
+    reason: str | None = None
+    bytes: int = 0
+    lemmas: int = 0
+    seconds: float = 0.0
+
+
 @dataclass
 class Executed:
     """What came back from a solver call, before verification (picklable, for worker processes).
@@ -154,6 +172,7 @@ class Executed:
     prepare_seconds: float | None = None  # the worker's preparation before this call (its first of this solver)
     output: str | None = None  # the end of what the call printed (the service adds it: ``output.py``)
     output_bytes: int = 0  # how much it printed
+    certificate: Certificate | None = None  # a no-solution claim's certificate, checked (certified runs only)
 
     def unsendable(self, reason: str) -> Executed:
         return Executed(None, self.seconds, reason)

@@ -56,7 +56,7 @@ from typing import Any
 
 from nqueens_plugins.execution import processes
 from nqueens_plugins.execution.calls import describe, perform
-from nqueens_plugins.execution.messages import Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Checking, Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import PrintedHere
 from nqueens_plugins.execution.tasks import Executed, Task
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
@@ -200,7 +200,9 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             prepared, failed = preparations.prepare(task, rebuilding, writer)
             if prepared is not None and failed is None:
                 printed.forget()  # what preparing printed is not the run's (unless preparing failed)
-            outcome = failed or perform(preparations.with_time_back(task))
+            outcome = failed or perform(
+                preparations.with_time_back(task), lambda seconds: send(writer, Checking(seconds))
+            )
         printed.measure(outcome)
         outcome.prepare_seconds = prepared
         if task.limits.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):

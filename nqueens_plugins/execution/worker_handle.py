@@ -28,11 +28,12 @@ import cloudpickle
 
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.execution import processes
-from nqueens_plugins.execution.messages import Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Checking, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import CapturedOutput
 from nqueens_plugins.execution.tasks import Executed, Task
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
+CHECK_GRACE = 10.0  # seconds past a certificate check's own limit (the worker kills its checker first)
 STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
 
 
@@ -162,6 +163,7 @@ class WorkerProcess:
         # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
         self.extensions: dict[float, float] = {}
         self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
+        self.checking_until: float | None = None  # while the first task's certificate is checked: its limit
 
     def serves(self, task: Task) -> bool:
         return self.plugin is None or self.plugin == plugin_of(task)
@@ -189,6 +191,9 @@ class WorkerProcess:
         if isinstance(message, Started):
             self.prepared(message.seconds)
             return None
+        if isinstance(message, Checking):  # the call is over; its certificate's check has a limit of its own
+            self.checking_until = time.perf_counter() + message.seconds + CHECK_GRACE
+            return None
         task = self.tasks.popleft()
         executed = message.executed
         executed.output_bytes = self.output.counted(executed.output_bytes)
@@ -202,6 +207,7 @@ class WorkerProcess:
         self.started = time.perf_counter()
         self.running = self.tasks[0].variant.name in self.warmed
         self.warming_up = False
+        self.checking_until = None
 
     def deadline(self) -> float:
         if not self.ready:
@@ -209,6 +215,8 @@ class WorkerProcess:
         if not self.tasks:
             return float("inf")
         task = self.tasks[0]
+        if self.checking_until is not None:
+            return self.checking_until
         if not self.running:  # preparing its solver: the preparation's own limit, never the run's
             end = self.started + task.limits.prepare_timeout + KILL_GRACE
             if self.in_default_warm_up():

@@ -143,6 +143,8 @@ MAX_HEADERS = 1_000  # one per session of the file; past this, only the latest i
 MAX_WARNINGS = 100  # warnings about lines kept; the rest are counted in one line
 LARGEST_NUMBER = int(sys.float_info.max)  # an int past this cannot become a float (statistics use floats)
 STATUSES = frozenset(status.value for status in Status)
+# What became of a run's certificate (``execution.tasks.Certificate``); null: the run wrote none.
+CERTIFICATE_STATUSES = frozenset({"certified", "rejected", "over-budget", "unchecked"})
 BRACKETS = b"[]{}"
 NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in BRACKETS)
 DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # open +1, close -1 (as int8)
@@ -495,6 +497,9 @@ EXPECTED = {  # what each field of a run record must be, for the warning that na
     "iterations": "a finite number or null",
     "moves": "a finite number or null",
     "output_bytes": "a whole number from 0, or null",
+    "certificate": "one of " + ", ".join(sorted(CERTIFICATE_STATUSES)) + ", or null",
+    "certificate_bytes": "a whole number from 0, or null",
+    "certificate_seconds": "a finite number of seconds from 0, or null",
     "fixed": "a map of columns to rows on the board",
     "blocked": "a list of [column, row] squares on the board",
     "queens": "a list of whole numbers",
@@ -547,7 +552,7 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
             return name
     if type(get("options")) not in MAP_OR_NULL:
         return "options"
-    for name in ("timeout", "overhead_seconds", "prepare_seconds"):
+    for name in ("timeout", "overhead_seconds", "prepare_seconds", "certificate_seconds"):
         if not seconds(get(name)):
             return name
     for name in ("iterations", "moves"):
@@ -555,6 +560,11 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
             return name
     if not natural(get("output_bytes")):
         return "output_bytes"
+    certificate = get("certificate")
+    if certificate is not None and (type(certificate) is not str or certificate not in CERTIFICATE_STATUSES):
+        return "certificate"
+    if not natural(get("certificate_bytes")):
+        return "certificate_bytes"
     fixed, blocked = get("fixed"), get("blocked")
     if fixed is not None and (type(fixed) is not dict or (fixed and not fixed_ok(fixed, n))):  # {}: no call
         return "fixed"

@@ -118,6 +118,15 @@ class Verdict(StrEnum):
         return self in (Verdict.UNCONFIRMED, Verdict.UNDECIDED)
 
 
+class Evidence(StrEnum):
+    """What an unsatisfiable verdict rests on, strongest first (``InstanceCheck.evidence``)."""
+
+    PUBLISHED = "published"  # the instance's published answer
+    CERTIFIED = "certified"  # a proof the host's checker accepted (``docs/certificates.md``)
+    VERIFIER = "verifier"  # the instance is impossible on its face (the verifier's own facts)
+    CORROBORATED = "corroborated"  # two solvers or more said so, no proof checked: corroboration, not proof
+
+
 @dataclass
 class InstanceCheck:
     """Everything the solvers said about one instance, and the verdict drawn from it."""
@@ -134,6 +143,7 @@ class InstanceCheck:
     refuting_families: list[str] = field(default_factory=list)  # families of the solvers that said no solution
     # Unsatisfiable by two solvers or more, all of one family: they may share a mistake in how they read the problem.
     within_one_family: bool = False
+    evidence: Evidence | None = None  # what an unsatisfiable verdict rests on
 
     @property
     def agrees(self) -> bool:
@@ -169,6 +179,7 @@ def judge_instance(
         elif r.status == Status.ERROR:
             problems_seen.append(f"{r.solver} failed ({r.reason})")
     refuters = {r.name for r in results if r.status == Status.NO_SOLUTION}
+    evidence: Evidence | None = None
     for label, value in counts.items():
         if value in (Status.ERROR, Status.INVALID):
             problems_seen.append(f"{label} could not count it ({value})")
@@ -189,9 +200,17 @@ def judge_instance(
         verdict, detail = Verdict.SATISFIABLE, f"board verified ({solved[0].solver})" if solved else "counted"
     elif refuters and any(r.status == Status.NO_SOLUTION and r.verified for r in results):
         verdict, detail = Verdict.UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
-        detail += ", confirmed by the published answer" if published is False else ", confirmed by the verifier"
+        certifiers = sorted(r.solver for r in results if r.certified)
+        if published is False:
+            evidence, detail = Evidence.PUBLISHED, detail + ", confirmed by the published answer"
+        elif certifiers:
+            evidence = Evidence.CERTIFIED
+            detail += f", certified: the host checked the proof of {', '.join(certifiers)}"
+        else:
+            evidence, detail = Evidence.VERIFIER, detail + ", confirmed by the verifier"
     elif len(refuters) >= 2:
         verdict, detail = Verdict.UNSATISFIABLE, "no solution according to " + ", ".join(sorted(refuters))
+        evidence = Evidence.CORROBORATED
     elif refuters:
         verdict, detail = Verdict.UNCONFIRMED, f"only {next(iter(refuters))} says no solution"
     else:
@@ -199,7 +218,8 @@ def judge_instance(
     refuting = sorted({(families or {}).get(name, name) for name in refuters})
     within_one_family = False
     if verdict == Verdict.UNSATISFIABLE and len(refuters) >= 2:
-        if len(refuting) == 1:  # two solvers of one family may share a mistake in how they read the problem
+        # Two solvers of one family may share a mistake in how they read the problem; a checked proof may not.
+        if len(refuting) == 1 and evidence != Evidence.CERTIFIED:
             detail += f"; confirmed within one family only ({refuting[0]})"
             within_one_family = True
         else:
@@ -218,6 +238,7 @@ def judge_instance(
         detail,
         refuting,
         within_one_family,
+        evidence,
     )
 
 

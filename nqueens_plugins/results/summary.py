@@ -74,6 +74,8 @@ class SummaryRow:
     # quantile on them is more than the limit), "gave-up" (each stopped on its own before it); else
     # "mixed"; None when every run decided.
     undecided_end: str | None = None
+    certified: int = 0  # of ``proved``: the claims confirmed by a certificate the host checked
+    uncertified: int = 0  # no-solution claims whose certificate went over budget or could not be checked
 
 
 def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
@@ -102,6 +104,9 @@ class Group:
     source: str | None = None  # the instance's file (for its published answer)
     incomplete: bool = False  # its records say the solver is not complete (older records do not say)
     satisfiable: bool | None = None  # what is known of the instance, once settled (``settle``)
+    certified: int = 0  # no-solution claims whose certificate the host's checker accepted (part of PROVED)
+    uncertified: int = 0  # certificates that could not be checked (over budget, checker failed): said, not scored
+    settled_by_certificate: bool = False  # the instance's "has none" rests on a checked certificate (``settle``)
     refused: str | None = None  # why the solver refused the board before any run (a refusal record)
 
     def add(self, record: Mapping[str, Any]) -> None:
@@ -120,6 +125,9 @@ class Group:
             self.answers.append(SOLVED)
         elif status == "no-solution":
             self.answers.append(PROVED if verified is True else CLAIMED)
+            certificate = record.get("certificate")
+            self.certified += verified is True and certificate == "certified"
+            self.uncertified += certificate in ("over-budget", "unchecked")
         else:
             self.answers.append(0)
         self.counted.append(status not in ("error", "invalid"))
@@ -137,6 +145,8 @@ class Group:
         self.source = self.source or other.source
         self.incomplete = self.incomplete or other.incomplete
         self.refused = self.refused or other.refused
+        self.certified += other.certified
+        self.uncertified += other.uncertified
 
     def count(self, answer: int) -> int:
         return self.answers.count(answer)
@@ -171,8 +181,12 @@ def settle(groups: Mapping[GroupKey, Group]) -> None:
         by_instance[(n, instance)].append((solver, group))
     for (n, instance), members in by_instance.items():
         answer = known_answer(n, instance, members)
+        by_certificate = answer is False and any(group.certified for _, group in members)
+        if by_certificate and instance:  # unless a published answer or a fact settled it first
+            by_certificate = published_answer(next((g.source for _, g in members if g.source), None), n) is None
         for _, group in members:
             group.satisfiable = answer
+            group.settled_by_certificate = by_certificate
 
 
 def known_answer(n: int, instance: str, members: list[tuple[str, Group]]) -> bool | None:
@@ -289,14 +303,23 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 timed_out=group.statuses["timed-out"],
                 error=group.statuses["error"],
                 invalid=group.statuses["invalid"] + group.refuted,
-                answer={True: "has solutions", False: "has none", None: "unknown"}[group.satisfiable],
+                answer=answer_label(group),
                 cannot_decide=group.cannot_decide,
+                certified=group.certified,
+                uncertified=group.uncertified,
                 seed=seed,
                 version=version,
                 undecided_end=undecided_end(group, decided),
             )
         )
     return rows
+
+
+def answer_label(group: Group) -> str:
+    """What is known of the group's instance, as the "known" column shows it."""
+    if group.satisfiable is False and group.settled_by_certificate:
+        return "none (certified)"
+    return {True: "has solutions", False: "has none", None: "unknown"}[group.satisfiable]
 
 
 def undecided_end(group: Group, decided: int) -> str | None:
@@ -336,7 +359,7 @@ def refused_row(solver: str, n: int, instance: str | None, group: Group, seed: A
         timed_out=0,
         error=0,
         invalid=0,
-        answer={True: "has solutions", False: "has none", None: "unknown"}[group.satisfiable],
+        answer=answer_label(group),
         seed=seed,
         version=version,
         refused=group.refused,

@@ -185,9 +185,10 @@ def breakable(text: str) -> str:
 DEFINITIONS = """<h2>Definitions</h2><dl class="definitions">
 <dt>decided (95% CI)</dt><dd>runs that decided the instance, with the 95 % Wilson score interval: a verified
 board, or a claim that none exists which agrees with what is known (a verified board elsewhere in the file
-refutes it; published answers and the verifier's facts confirm it, or two different complete solvers
-agreeing); "cannot" for an incomplete solver on an instance with no solution. Solved and proved none
-count the two kinds of decision apart.</dd>
+refutes it; published answers, the verifier's facts and a certificate the host checked confirm it, or two
+different complete solvers agreeing); "cannot" for an incomplete solver on an instance with no solution.
+Solved and proved none count the two kinds of decision apart; "certified" in proved none and in known: the
+claim came with a proof that the instance's canonical CNF has no model, checked by the host's own checker.</dd>
 <dt>median, quartiles</dt><dd>of time-to-decide (seconds of the solver call), each undecided run counted as
 infinitely long (the run-time distribution of Hoos and St&uuml;tzle): a quantile that falls on an undecided
 run shows as "&gt; limit" when every undecided run ran to the limit, "gave up" when each stopped on its own

@@ -500,6 +500,13 @@ def success_cell(row: SummaryRow) -> str:
     return f"{100 * row.success_rate:.0f}% ({100 * row.success_low:.0f}-{100 * row.success_high:.0f})"
 
 
+def proved_cell(row: SummaryRow) -> str:
+    """No-solution claims confirmed, and how many of them by a checked certificate."""
+    if row.certified and row.certified == row.proved:
+        return f"{row.proved} certified"
+    return f"{row.proved} ({row.certified} certified)" if row.certified else str(row.proved)
+
+
 def unless_undecidable(cell: Callable[[SummaryRow], str]) -> Callable[[SummaryRow], str]:
     """A time figure, or "n/a" where the solver cannot decide the instance (not "inf": nothing was slow),
     or "-" where it refused the board (nothing ran)."""
@@ -518,6 +525,7 @@ def other_outcomes(row: SummaryRow) -> str:
         f"{count} {label}"
         for label, count in (
             ("unconfirmed no-solution", row.unconfirmed),
+            ("certificate unchecked", row.uncertified),
             ("gave-up", row.gave_up),
             ("timed-out", row.timed_out),
             ("error", row.error),
@@ -536,7 +544,7 @@ SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
     ("runs", lambda row: str(row.runs)),
     ("decided (95% CI)", success_cell),
     ("solved", lambda row: str(row.solved)),
-    ("proved none", lambda row: str(row.proved)),
+    ("proved none", proved_cell),
     ("median s", unless_undecidable(lambda row: seconds_cell(row.median_seconds, row))),
     ("quartiles s", unless_undecidable(quartiles_cell)),
     ("ERT s", unless_undecidable(lambda row: "inf" if row.ert_seconds is None else f"{row.ert_seconds:.4f}")),
@@ -673,7 +681,7 @@ def families_line(unsatisfiable: Sequence[InstanceCheck]) -> str:
     family may share a mistake in how they read the problem, two families are unlikely to."""
     across = [c for c in unsatisfiable if len(c.refuting_families) > 1]
     within = [c for c in unsatisfiable if c.within_one_family]
-    alone = len(unsatisfiable) - len(across) - len(within)  # one solver, and the published answer or the verifier
+    alone = len(unsatisfiable) - len(across) - len(within)  # one family, and a published answer, a proof or a fact
     line = f"no solution confirmed across families: {len(across):,} of {len(unsatisfiable):,}"
     if across:
         sizes = sorted({len(c.refuting_families) for c in across})
@@ -683,8 +691,18 @@ def families_line(unsatisfiable: Sequence[InstanceCheck]) -> str:
     if within:
         line += f"; {len(within):,} within one family only (below)"
     if alone:
-        line += f"; {alone:,} by one solver with the published answer or the verifier"
+        line += f"; {alone:,} by one family with the published answer, a checked certificate or the verifier"
     return line
+
+
+def evidence_line(unsatisfiable: Sequence[InstanceCheck]) -> str:
+    """What each "no solution" rests on: a checked certificate, a published answer, the verifier's facts, or
+    only solvers that agree (corroboration, not proof)."""
+    evidence = Counter(str(check.evidence or "corroborated") for check in unsatisfiable)
+    order = ("certified", "published", "verifier", "corroborated")
+    said = {"corroborated": "only corroborated by solvers that agree", "verifier": "impossible on their face"}
+    parts = [f"{evidence[name]:,} {said.get(name, name)}" for name in order if evidence[name]]
+    return f"no solution, {len(unsatisfiable):,} instances: " + ", ".join(parts)
 
 
 def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: bool, listed: int = 40) -> str:
@@ -698,6 +716,7 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
     ]
     unsatisfiable = [c for c in checks if c.verdict == Verdict.UNSATISFIABLE]
     if unsatisfiable:
+        lines.append(evidence_line(unsatisfiable))
         lines.append(families_line(unsatisfiable))
     if with_published:
         known = [c for c in checks if c.published is not None]

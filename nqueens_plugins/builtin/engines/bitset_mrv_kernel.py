@@ -14,7 +14,7 @@ State, for each depth d of the search (flat arrays, index ``d * n + i``):
 * ``candidates[d]``: the squares of that line not tried yet;
 * ``placed_row[d]``, ``placed_column[d]``: the queen being tried at d.
 
-``scalars`` holds [depth, nodes, solutions, backtracks, events]. ``advance``
+``scalars`` holds [depth, nodes, solutions, backtracks, events, proof]. ``advance``
 runs until it finds a solution (when asked for the first), exhausts the tree,
 or has placed ``node_limit`` more queens; the caller polls its budget between
 calls and calls again to continue exactly where it stopped.
@@ -24,6 +24,16 @@ A traced run passes ``events``, a flat array of (kind, column, row) triples
 ``scalars[EVENTS]`` counting the triples, and the loop pauses before the array
 could overflow so the caller can hand them to the trace and empty it. An
 untraced run passes an empty array and pays one comparison per step.
+
+A certified run passes ``proof`` as well, a flat array where each refuted
+*decision* (a queen tried on a line that had two open squares or more) is
+written as a lemma: its length k, then the k squares (``column * n + row``) of
+the decisions on the path down to it, ``scalars[PROOF]`` counting the numbers.
+The caller turns each into the clause "not all of these queens" (RUP: see
+``builtin/bitset_mrv.py``), and the loop pauses, like for events, before the
+array could overflow. ``decided[d]`` says whether the queen at depth d was a
+decision; an unproved run passes an empty ``proof`` and pays one comparison
+per refutation.
 """
 
 from __future__ import annotations
@@ -41,8 +51,8 @@ except ImportError:  # the pure-Python engine needs neither
 
 
 EXHAUSTED, FOUND, PAUSED = 0, 1, 2
-DEPTH, NODES, SOLUTIONS, BACKTRACKS, EVENTS = 0, 1, 2, 3, 4
-SCALARS = 5
+DEPTH, NODES, SOLUTIONS, BACKTRACKS, EVENTS, PROOF = 0, 1, 2, 3, 4, 5
+SCALARS = 6
 PLACE, REMOVE = 1, 2
 
 
@@ -65,6 +75,19 @@ def record(events: Any, recorded: int, kind: int, column: int, row: int) -> int:
     events[recorded * 3 + 1] = column
     events[recorded * 3 + 2] = row
     return recorded + 1
+
+
+@register_jitable
+def lemma(proof: Any, written: int, n: int, depth: int, decided: Any, placed_column: Any, placed_row: Any) -> int:
+    """Write the lemma of the decision refuted at ``depth``: the squares of every decision down to it."""
+    start = written
+    written += 1
+    for d in range(depth + 1):
+        if decided[d]:
+            proof[written] = placed_column[d] * n + placed_row[d]
+            written += 1
+    proof[start] = written - start - 1
+    return written
 
 
 @register_jitable(inline="always")
@@ -134,6 +157,8 @@ def advance(
     node_limit: int,
     first: bool,
     events: Any,
+    decided: Any,
+    proof: Any,
 ) -> int:
     """Continue the depth-first search from the state in the arrays; see the module docstring."""
     depth = scalars[DEPTH]
@@ -143,10 +168,15 @@ def advance(
     stop = nodes + node_limit
     recorded = scalars[EVENTS]
     room = len(events) - 6  # two events at most per step, three numbers each
+    written = scalars[PROOF]
+    proof_room = len(proof) - n - 2  # one lemma at most per step, n + 1 numbers at most
     code = EXHAUSTED
     while depth >= 0:
         if room > 0 and recorded * 3 > room:
             code = PAUSED  # the caller empties the events, then calls again
+            break
+        if proof_room > 0 and written > proof_room:
+            code = PAUSED  # the caller writes out the lemmas, then calls again
             break
         remaining = candidates[depth]
         if remaining == 0:
@@ -155,6 +185,8 @@ def advance(
                 backtracks += 1  # the queen tried at the parent is taken back
                 if room > 0:
                     recorded = record(events, recorded, REMOVE, placed_column[depth], placed_row[depth])
+                if proof_room > 0 and decided[depth]:  # its subtree is refuted
+                    written = lemma(proof, written, n, depth, decided, placed_column, placed_row)
             continue
         if nodes >= stop:
             code = PAUSED
@@ -193,8 +225,11 @@ def advance(
             backtracks += 1  # a dead end: the queen just placed is taken back
             if room > 0:
                 recorded = record(events, recorded, REMOVE, column, row)
+            if proof_room > 0 and decided[depth]:
+                written = lemma(proof, written, n, depth, decided, placed_column, placed_row)
             continue
         depth += 1
+        decided[depth] = size > 1
         kind[depth] = next_kind
         line[depth] = index
         candidates[depth] = columns[child + index] if next_kind == 0 else rows[child + index]
@@ -203,6 +238,7 @@ def advance(
     scalars[SOLUTIONS] = solutions
     scalars[BACKTRACKS] = backtracks
     scalars[EVENTS] = recorded
+    scalars[PROOF] = written
     return code
 
 
