@@ -64,6 +64,10 @@ def format_counters(counters: Mapping[str, Any]) -> str:
 
 def result_summary(result: Result) -> str:
     verdict = {True: "verified", False: "REJECTED by the verifier", None: "nothing to verify"}[result.verified]
+    if result.certified and result.verified:
+        verdict = "certified"  # a proof of no solution, checked by the host's own checker
+    elif result.certificate == "rejected":
+        verdict = "REJECTED: its certificate is wrong"
     board = f"{result.n}x{result.n}" if result.problem.is_plain else f"{result.problem.label} ({result.n}x{result.n})"
     lines = [f"{result.solver} on {board}: {result.status}, {verdict} (seed {result.seed})"]
     if result.reason:
