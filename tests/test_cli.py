@@ -100,7 +100,7 @@ def test_bad_input_is_one_line_and_exit_two(run_cli, args: list[str], words: str
 def test_attacking_fixed_queens_are_an_instance_with_no_solution(run_cli) -> None:
     # As CSPLib defines the completion problem: not an input error, a proved no-solution.
     code, out, _ = run_cli("solve", "-s", "backtracking", "-n", "8", "--fixed", "0:0,2:2")
-    assert code == 0 and "no-solution, verified" in out  # decided: a proof, checked
+    assert code == 0 and "no-solution, certified" in out  # decided: impossible on its face, and its proof checked
     code, out, _err = run_cli("solve", "-s", "min-conflicts", "-n", "8", "--fixed", "0:0,2:2")
     assert code == 1 and "gave-up" in out
 
