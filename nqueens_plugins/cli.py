@@ -238,7 +238,7 @@ def limit_options(
                 type=click.Choice(CERTIFY_CHOICES),
                 default="auto",
                 show_default=True,
-                help="When a complete solver that can must prove its no-solution claims with a certificate the "
+                help="Which runs of a solver that certifies prove a no-solution claim with a certificate the "
                 "host checks: auto (where nothing else settles the claim: no published answer, not a plain "
                 "board), always, never.",
             )(decorated)

@@ -94,8 +94,8 @@ def write_lines(lines: list[str]) -> Callable[[Any, Problem], None]:
         ("a-lemma-not-implied", write_lines(["1 0", "0"]), "is not implied"),
         ("garbage", lambda proof, problem: proof.path.write_bytes(b"\x00\xffnot a proof\n"), "binary proof has byte"),
         (
-            "another-instance",
-            lambda proof, problem: proof.write_lines(["0"]),  # the empty clause at once: not implied here
+            "the-empty-clause-at-once",  # not implied by propagation here (another instance's proof: test_proof_checker)
+            lambda proof, problem: proof.write_lines(["0"]),
             "is not implied",
         ),
     ],

@@ -86,8 +86,7 @@ def queens_on(formula: CanonicalCnf, model: list[int]) -> list[int]:
 def write_proof(log: ProofLog, lines: Iterable[str], keep_deletions: bool) -> None:
     """Pass the library's proof lines to ``log``, ending with the empty clause.
 
-    Lines after the first empty clause are not written (nothing after it is needed); a blank
-    line is skipped (``ProofLog.write_lines`` would take it for the empty clause); deletions are
+    Lines after the first empty clause are not written (nothing after it is needed); deletions are
     dropped unless ``keep_deletions``; the empty clause is added when the library's proof lacks it.
     """
     ended = False
