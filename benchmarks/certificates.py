@@ -18,7 +18,7 @@ It prints per solver and set: runs, no-solution claims, certified, over budget,
 rejected; median and largest proof; median solving and checking seconds and the
 median ratio check / solve over the certified runs; and the issue's targets
 (median check <= 2x solve, none over 60 s, every no-solution of the diagonals
-certified). Rows go to ``benchmarks/results/certificates.txt`` when ``--save``.
+certified). ``benchmarks/results/certificates.txt`` is this output, with a line on the machine's load.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ import pytest
 
 from nqueens_plugins.core.cache_folder import CACHE_VARIABLE
 from nqueens_plugins.loading import host, probe, session
+from nqueens_plugins.proofs.jit import NO_JIT_VARIABLE
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # test helper modules (hostile solvers) importable by worker processes
@@ -28,6 +29,9 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch, probe_cache: Path) -> Iterat
     monkeypatch.delenv(host.DISABLE_VARIABLE, raising=False)
     monkeypatch.delenv(probe.INHERITED_VARIABLE, raising=False)
     monkeypatch.setenv(CACHE_VARIABLE, str(probe_cache))
+    # The certificate checker a worker starts checks the tests' tiny proofs in plain Python: loading numba
+    # there would cost most of a second per worker. test_checker_process runs the compiled one.
+    monkeypatch.setenv(NO_JIT_VARIABLE, "1")
     session.clear()
     host.reset()
     yield

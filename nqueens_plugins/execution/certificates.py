@@ -4,9 +4,11 @@ When a run is to be certified (``wanted``: the solver can, the instance's answer
 is not otherwise known or ``Limits.certify`` says always), the worker opens a
 ``ProofLog`` on a file of the run's own in its scratch folder (removed with the
 worker, however it ends) and hands it to the solver as ``budget.proof``. If the
-solver claims no solution, ``check`` runs the checker, ``python -m
-nqueens_plugins.proofs.check_program``, in a process of its own: no plugin code
-is imported there, and it runs under the certificate's own time and memory
+solver claims no solution, ``check`` asks the checker program (``python -m
+nqueens_plugins.proofs.check_program``), a process of the worker's own that
+``checker_process.py`` keeps warm from one certificate to the next (``start_checker``
+starts it as soon as a task wants a certificate): no plugin code is imported
+there, and it runs under the certificate's own time and memory
 limits (``Limits.check_timeout``, ``check_memory``), not the run's. What it says
 travels back as a ``Certificate`` for the judge; the proof file is removed
 whatever happened. A certificate the checker could not finish (over its size,
@@ -17,10 +19,7 @@ never as a wrong one.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,9 +30,10 @@ from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Outcome, Problem, Status
 from nqueens_plugins.core.proof_log import ProofLog
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.checker_process import STARTUP_SECONDS, checker
 from nqueens_plugins.execution.tasks import Certificate, Executed
 
-STARTUP_SECONDS = 10.0  # the checker's Python start and imports, beyond its own checking time
+CHECK_SLACK_SECONDS = 5.0  # past a check's own limit, which the checker keeps itself, before it is killed
 REASON_LIMIT = 300  # characters of a checker's reason kept (it quotes the lemma that failed)
 
 
@@ -84,7 +84,7 @@ def settle(
                 log.lemmas,
             )
             return executed
-        checking(limits.check_timeout + STARTUP_SECONDS)
+        checking(limits.check_timeout + CHECK_SLACK_SECONDS + STARTUP_SECONDS)
         executed.certificate = check(log.path, problem, limits)
         return executed
     finally:
@@ -92,8 +92,16 @@ def settle(
             log.path.unlink()
 
 
+def start_checker(variant: Variant, problem: Problem, limits: Limits) -> None:
+    """Start this process's checker now if this run will want it (``wanted``), so that its loading
+    overlaps the solver's preparation and run instead of following them."""
+    if wanted(variant, problem, limits):
+        checker().start(limits.check_memory)
+
+
 def check(path: Path, problem: Problem, limits: Limits) -> Certificate:
-    """Run the checker program on ``path`` under the certificate's limits; its verdict, or why there is none."""
+    """Ask this process's checker (``checker_process.py``) about ``path`` under the certificate's limits; its
+    verdict, or why there is none."""
     size = path.stat().st_size if path.exists() else 0
     request = {
         "n": problem.n,
@@ -102,34 +110,19 @@ def check(path: Path, problem: Problem, limits: Limits) -> Certificate:
         "proof": str(path),
         "max_bytes": limits.certificate_size,
         "seconds": limits.check_timeout,
-        "memory": limits.check_memory,  # the program limits its own data size first (no preexec_fn: threads)
+        "memory": limits.check_memory,  # the program limits its own data size (no preexec_fn: threads)
     }
-
     start = time.perf_counter()
-    process = subprocess.Popen(  # our own program, by module
-        [sys.executable, "-m", "nqueens_plugins.proofs.check_program"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        out, err = process.communicate(json.dumps(request).encode(), timeout=limits.check_timeout + STARTUP_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.communicate()
-        return Certificate(
-            "over-budget", f"out of checking time ({limits.check_timeout:g} s)", size, 0, time.perf_counter() - start
-        )
+    verdict = checker().check(request, limits.check_timeout + CHECK_SLACK_SECONDS)
     seconds = time.perf_counter() - start
-    try:
-        verdict = json.loads(out.decode("utf-8").strip().splitlines()[-1])
-    except (ValueError, IndexError, UnicodeDecodeError):
-        if b"MemoryError" in err or process.returncode in (-9, 137):
-            return Certificate(
-                "over-budget", f"the checker ran out of memory ({limits.check_memory:,} bytes)", size, 0, seconds
-            )
-        tail = err.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit status {process.returncode}"]
-        return Certificate("unchecked", f"the checker failed: {tail[0][:REASON_LIMIT]}", size, 0, seconds)
+    if verdict == "timeout":
+        return Certificate("over-budget", f"out of checking time ({limits.check_timeout:g} s)", size, 0, seconds)
+    if verdict == "out of memory":
+        return Certificate(
+            "over-budget", f"the checker ran out of memory ({limits.check_memory:,} bytes)", size, 0, seconds
+        )
+    if isinstance(verdict, str):
+        return Certificate("unchecked", verdict[:REASON_LIMIT], size, 0, seconds)
     reason = verdict.get("reason")
     status = "certified" if verdict.get("certified") is True else verdict.get("status") or "rejected"
     return Certificate(

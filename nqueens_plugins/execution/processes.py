@@ -20,7 +20,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -131,9 +131,10 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def kill_descendants(pid: int, spare: int | None = None) -> int:
-    """SIGKILL everything below ``pid`` but ``spare`` (a worker's watchdog); how many were found."""
-    below = [process for process in descendants(pid) if process != spare]
+def kill_descendants(pid: int, spare: int | Collection[int] | None = None) -> int:
+    """SIGKILL everything below ``pid`` but ``spare`` (a worker's watchdog, its checker); how many were found."""
+    spared = {spare} if isinstance(spare, int) else set(spare or ())
+    below = [process for process in descendants(pid) if process not in spared]
     for process in below:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(process, signal.SIGKILL)

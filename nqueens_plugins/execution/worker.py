@@ -54,11 +54,12 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.execution import processes
+from nqueens_plugins.execution import certificates, processes
 from nqueens_plugins.execution.calls import describe, perform
+from nqueens_plugins.execution.checker_process import checker
 from nqueens_plugins.execution.messages import Checking, Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import PrintedHere
-from nqueens_plugins.execution.tasks import Executed, Task
+from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
 
 
@@ -196,6 +197,8 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             continue
         if task is None:
             return
+        if task.kind == TaskKind.SOLVE:  # only a solve's "no solution" is certified
+            certificates.start_checker(task.variant, task.problem, task.limits)  # loads while the solver prepares
         with memory_limit(task.limits.memory):  # the warm-up is plugin code too
             prepared, failed = preparations.prepare(task, rebuilding, writer)
             if prepared is not None and failed is None:
@@ -207,8 +210,9 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
         outcome.prepare_seconds = prepared
         if task.limits.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.limits.memory)})"
-        spared = watchdog.running() if watchdog is not None else None
-        if set(processes.children(os.getpid())) - {spared}:  # a plugin's processes do not outlive its call
+        # A plugin's processes do not outlive its call; the watchdog and the warm checker are ours.
+        spared = {pid for pid in (watchdog.running() if watchdog else None, checker().pid) if pid is not None}
+        if set(processes.children(os.getpid())) - spared:
             processes.kill_descendants(os.getpid(), spare=spared)
             processes.reap_children()
         try:

@@ -34,7 +34,7 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.proofs import kernels as k
 from nqueens_plugins.proofs.jit import JIT
 
-__all__ = ["EXTENSION_VARIABLES", "JIT", "MAX_LINE_BYTES", "CheckReport", "check_proof"]
+__all__ = ["EXTENSION_VARIABLES", "JIT", "MAX_LINE_BYTES", "CheckReport", "check_proof", "warm_up"]
 
 CHUNK = 1 << 20  # bytes read at a time
 MAX_LINE_BYTES = 1 << 20  # a longer text line (or a binary clause of more literals) is refused
@@ -262,7 +262,7 @@ def check_proof(
     while reading), ``seconds`` the checking time, ``max_literals`` the literals
     stored (formula and lemmas): past any of them the proof is not certified.
     """
-    _warm_up()
+    warm_up()
     started = time.perf_counter()
     deadline = None if seconds is None else started + seconds
     checker = _Checker(formula, deadline, max_literals)
@@ -289,7 +289,7 @@ def check_proof(
 
 
 @functools.cache
-def _warm_up() -> None:
+def warm_up() -> None:
     """Compile (or load from the cache) every kernel once per process, before any clock starts.
 
     numba compiles on the first call, 10 s or more on a busy machine when its
