@@ -25,8 +25,10 @@ is useful there.
 
 Counts: one **iteration** is one state transition: a queen moved or a restart.
 One **move** is one queen moved; a restart places every free queen anew, so it
-adds that many moves. Counters: ``restarts``, ``sideways`` (equal-cost moves
-taken) and ``evaluated`` (neighbours scored).
+adds that many moves. Counters: ``steps`` (the textbook's step count, AIMA 4.1.1:
+queens moved by climbing, restarts apart: iterations minus restarts),
+``restarts``, ``sideways`` (equal-cost moves taken) and ``evaluated``
+(neighbours scored).
 
 Scoring is vectorised over the incremental counts of ``board.ConflictBoard``:
 each neighbour costs three look-ups, never a board re-score. The n x n score
@@ -104,7 +106,7 @@ class SteepestAscent(Solver):
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         if problem.contradiction() is not None:
-            return Outcome(Status.GAVE_UP, None, 0, 0, {"restarts": 0, "sideways": 0, "evaluated": 0})
+            return Outcome(Status.GAVE_UP, None, 0, 0, {"steps": 0, "restarts": 0, "sideways": 0, "evaluated": 0})
         generator = numpy_rng(rng)
         open_rows = open_rows_of(problem)
         board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
@@ -114,7 +116,12 @@ class SteepestAscent(Solver):
         iterations = moves = restarts = sideways = evaluated = flat = 0
 
         def outcome(status: Status) -> Outcome:
-            counters = {"restarts": restarts, "sideways": sideways, "evaluated": evaluated}
+            counters = {
+                "steps": iterations - restarts,
+                "restarts": restarts,
+                "sideways": sideways,
+                "evaluated": evaluated,
+            }
             return Outcome(status, board.queens, iterations, moves, counters)
 
         while board.cost > 0:
@@ -175,7 +182,7 @@ class FirstChoice(Solver):
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         if problem.contradiction() is not None:
-            return Outcome(Status.GAVE_UP, None, 0, 0, {"restarts": 0, "sideways": 0, "evaluated": 0})
+            return Outcome(Status.GAVE_UP, None, 0, 0, {"steps": 0, "restarts": 0, "sideways": 0, "evaluated": 0})
         generator = numpy_rng(rng)
         open_rows = open_rows_of(problem)
         board = ConflictBoard.random(problem, generator, open_rows, budget.trace)
@@ -183,7 +190,7 @@ class FirstChoice(Solver):
         iterations = moves = restarts = evaluated = 0
 
         def outcome(status: Status) -> Outcome:
-            counters = {"restarts": restarts, "sideways": 0, "evaluated": evaluated}
+            counters = {"steps": iterations - restarts, "restarts": restarts, "sideways": 0, "evaluated": evaluated}
             return Outcome(status, board.queens, iterations, moves, counters)
 
         while board.cost > 0:

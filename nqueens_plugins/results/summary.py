@@ -76,6 +76,11 @@ class SummaryRow:
     undecided_end: str | None = None
     certified: int = 0  # of ``proved``: the claims confirmed by a certificate the host checked
     uncertified: int = 0  # no-solution claims whose certificate went over budget or could not be checked
+    # The textbooks' step count (a solver's ``steps`` counter: queens moved by the search itself, a restart's
+    # new board apart), averaged as AIMA's 8-queens table does: over the runs that solved, and over those
+    # that got stuck (gave up or timed out). None where no such run reported steps.
+    steps_solved: float | None = None
+    steps_stuck: float | None = None
 
 
 def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
@@ -96,6 +101,7 @@ class Group:
     seconds: array[float] = field(default_factory=lambda: array("d"))
     iterations: array[float] = field(default_factory=lambda: array("d"))
     moves: array[float] = field(default_factory=lambda: array("d"))
+    steps: array[float] = field(default_factory=lambda: array("d"))  # counters.steps, NaN where not reported
     answers: array[int] = field(default_factory=lambda: array("b"))  # SOLVED, PROVED, CLAIMED, or 0 (no answer)
     counted: array[int] = field(default_factory=lambda: array("b"))  # not error or invalid: its counters mean something
     statuses: Counter[str] = field(default_factory=Counter)
@@ -120,6 +126,7 @@ class Group:
         self.seconds.append(float(record["seconds"]))
         self.iterations.append(float(record.get("iterations") or 0))
         self.moves.append(float(record.get("moves") or 0))
+        self.steps.append(steps_of(record))
         status, verified = record["status"], record.get("verified")
         if status == "solved" and verified is True:
             self.answers.append(SOLVED)
@@ -137,7 +144,7 @@ class Group:
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
 
     def extend(self, other: Group) -> None:
-        for name in ("seconds", "iterations", "moves", "answers", "counted"):
+        for name in ("seconds", "iterations", "moves", "steps", "answers", "counted"):
             getattr(self, name).extend(getattr(other, name))
         self.statuses.update(other.statuses)
         self.limits |= other.limits
@@ -307,12 +314,29 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 cannot_decide=group.cannot_decide,
                 certified=group.certified,
                 uncertified=group.uncertified,
+                steps_solved=mean_steps(group, runs.succeeded),
+                steps_stuck=mean_steps(group, ~runs.succeeded & counted),
                 seed=seed,
                 version=version,
                 undecided_end=undecided_end(group, decided),
             )
         )
     return rows
+
+
+def steps_of(record: Mapping[str, Any]) -> float:
+    """A record's ``counters.steps`` (NaN if it has none: not every method counts the textbooks' steps); a
+    record from ``records_frame`` carries it flat, as ``counters.steps`` (NaN where a run had none)."""
+    counters = record.get("counters")
+    steps = counters.get("steps") if isinstance(counters, Mapping) else record.get("counters.steps")
+    return float(steps) if isinstance(steps, (int, float)) and not isinstance(steps, bool) else math.nan
+
+
+def mean_steps(group: Group, runs: np.ndarray) -> float | None:
+    """The mean ``steps`` of the chosen runs that reported them (None if none did)."""
+    steps = np.frombuffer(group.steps, dtype=np.float64)[runs]
+    steps = steps[~np.isnan(steps)]
+    return float(steps.mean()) if len(steps) else None
 
 
 def answer_label(group: Group) -> str:

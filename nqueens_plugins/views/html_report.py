@@ -19,7 +19,7 @@ from typing import Any
 
 from nqueens_plugins.formats.drawing import board_svg
 from nqueens_plugins.results.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
-from nqueens_plugins.views.report import SUMMARY_COLUMNS, baseline_cells, baseline_headers, row_label_columns
+from nqueens_plugins.views.report import baseline_cells, baseline_headers, summary_columns
 
 BOARDS_SHOWN = 6
 LARGEST_BOARD_SHOWN = 24
@@ -142,7 +142,7 @@ TEXT_COLUMNS = {"solver", "instance", "version", "other outcomes", "verdict"}  #
 
 
 def summary_table(rows: Sequence[SummaryRow]) -> str:
-    columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
+    columns = summary_columns(rows)
     cells = [[cell(row) for _, cell in columns] for row in rows]
     return scrolling(table([title for title, _ in columns], cells), "summary table")
 

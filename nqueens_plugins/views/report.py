@@ -559,6 +559,25 @@ SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
 )
 
 
+STEPS_COLUMN = "steps solved/stuck"
+
+
+def steps_cell(row: SummaryRow) -> str:
+    """The textbooks' mean steps when solved and when stuck (AIMA's 8-queens table), "-" for none."""
+    if row.steps_solved is None and row.steps_stuck is None:
+        return "-"
+    return f"{number(row.steps_solved, '-')} / {number(row.steps_stuck, '-')}"
+
+
+def summary_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[SummaryRow], str]]]:
+    """The label columns, the figures, and the steps column where some row's solver counts steps."""
+    columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
+    if any(row.steps_solved is not None or row.steps_stuck is not None for row in rows):
+        after = next(i for i, (title, _) in enumerate(columns) if title == "ERT iterations")
+        columns.insert(after + 1, (STEPS_COLUMN, steps_cell))
+    return columns
+
+
 def row_label_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[SummaryRow], str]]]:
     """solver, and the instance, seed and version columns only where the rows differ in them."""
     columns: list[tuple[str, Callable[[SummaryRow], str]]] = [("solver", lambda row: row.solver)]
@@ -599,7 +618,7 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
         for row in rows:
             writer.writerow([for_csv(getattr(row, name)) for name in names])
         return buffer.getvalue().rstrip("\n")
-    columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
+    columns = summary_columns(rows)
     if fmt == "markdown":
         lines = ["| " + " | ".join(title for title, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
         lines += ["| " + " | ".join(for_markdown(cell(row)) for _, cell in columns) + " |" for row in rows]
@@ -632,6 +651,7 @@ SUMMARY_SPLIT_ORDER = (
     "proved none",
     "quartiles s",
     "ERT iterations",
+    STEPS_COLUMN,
     "PAR-10 s",
     "moves",
 )
