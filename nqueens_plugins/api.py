@@ -37,10 +37,12 @@ from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
 from nqueens_plugins.results.crosscheck import Check, InstanceCheck, read_expected
+from nqueens_plugins.results.race import RaceResult
 from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary_view import Summary
 from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check_instances, cross_check_sizes
 from nqueens_plugins.workflows.grid import COMPARE_LIMITS, Grid, stream
+from nqueens_plugins.workflows.race import race as run_race
 
 EXPORT_LIMITS = Limits(timeout=EXPORT_TIMEOUT)
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -204,6 +206,28 @@ def solve(
 
         write_trace(result, trace_file)
     return result
+
+
+def race(
+    solvers: str | Sequence[str],
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    limits: Limits | None = None,
+    trial: int = 0,
+    executor: Executor | None = None,
+) -> RaceResult:
+    """Race ``solvers`` (``"a,b"`` or a list of specs, two or more) on one board: each in a worker of its own,
+    all at once; the first *decided* answer wins (a verified board, or a no-solution claim the verifier
+    confirmed) and the others are stopped. An answer that decides nothing (gave up, rejected, crashed) does
+    not end the race. The board is given as for ``solve``; ``executor`` must be a ``LocalExecutor`` with a
+    job per member (by default one is made for the race). See ``workflows/race.py`` for the times kept."""
+    members = variants(solvers)
+    problem = problem_of(n, instance, fixed, blocked)
+    trial = whole_number(trial, "trial", minimum=0)
+    return run_race(members, problem, limits_of(limits, DEFAULT_LIMITS), executor, trial=trial)
 
 
 def count(

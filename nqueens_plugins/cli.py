@@ -55,6 +55,7 @@ EXIT_STATUSES = {
     "a no-solution claim nothing confirms)",
     "count": "0 the count finished and nothing contradicts it; 1 not finished (timed-out: a lower bound) or an error",
     "compare": "0 every run recorded, whatever its outcome (the table scores them)",
+    "race": "0 a member decided (a verified board, or a confirmed proof of no solution); 1 none did",
     "cross-check": "0 every answer agrees; 1 a disagreement, or an error where an answer was expected",
     "instances export": "0 written; 1 the plugin failed to write it",
 }
@@ -444,6 +445,40 @@ def solve(
     if result.status == Status.INVALID:
         sys.exit(EXIT_REJECTED)
     if not result.decided:
+        sys.exit(EXIT_NOT_SOLVED)
+
+
+# --- race ----------------------------------------------------------------------
+
+
+@cli.command(epilog=exit_statuses("race"))
+@solver_option("A,B[key=value,...]: two solvers or more, at most one per core.", required=True)
+@click.option("-n", "size", default=None, help="Board size.")
+@instance_option(INSTANCE_HELP)
+@limit_options(None, "Seconds before every member must stop.", seed="Seed of every member's run.", certify=True)
+@click.option("--fixed", default=None, help=FIXED_HELP)
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def race(
+    spec: str,
+    size: str | None,
+    instance: str | None,
+    limits: Limits,
+    fixed: str | None,
+    blocked: str | None,
+    as_json: bool,
+) -> None:
+    """Race solvers on one board, each on a core of its own: the first decided answer wins, the rest are stopped."""
+    from nqueens_plugins import api
+    from nqueens_plugins.views.report import race_summary
+
+    with elapsed_on_terminal(f"racing {spec}"):
+        raced = api.race(spec, size, instance=instance, fixed=fixed, blocked=blocked, limits=limits)
+    if as_json:
+        click.echo(strict_json(raced.to_dict()))
+    else:
+        make_console().print(race_summary(raced), highlight=False)
+    if not raced.decided:
         sys.exit(EXIT_NOT_SOLVED)
 
 

@@ -70,8 +70,9 @@ def nqueens(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
         ["count", "-s", "bitboard[kernel=python,workers=2]", "-n", "18", "--yes"],
         ["compare", "-s", "hostile-busy,hostile-sleeps", "-n", "8,9", "--trials", "3", "--timeout", "60"],
         ["cross-check", "-n", "16..17", "-s", "backtracking,bitboard[kernel=python]", "--timeout", "60"],
+        ["race", "-s", "hostile-busy,hostile-sleeps", "-n", "8"],
     ],
-    ids=["solve", "count", "compare", "cross-check"],
+    ids=["solve", "count", "compare", "cross-check", "race"],
 )
 def test_killing_a_command_leaves_nothing_behind(
     hostile_env: dict[str, str], args: list[str], signal_number: int

@@ -53,7 +53,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from typing import TypeVar
@@ -112,10 +112,15 @@ class LocalExecutor(Executor):
         self.cold: set[str] = set()
 
     def map(self, tasks: Iterable[Task[R]]) -> Iterator[tuple[Task[R], R]]:
-        for task, executed, wall in self.execute(tasks):
-            yield task, conclude(task, executed, wall)
+        """Verified answers as tasks end; closing the stream early kills the workers still busy (a race's losers)."""
+        answers = self.execute(tasks)
+        try:
+            for task, executed, wall in answers:
+                yield task, conclude(task, executed, wall)
+        finally:
+            answers.close()
 
-    def execute(self, tasks: Iterable[Task[R]]) -> Iterator[tuple[Task[R], Executed, float | None]]:
+    def execute(self, tasks: Iterable[Task[R]]) -> Generator[tuple[Task[R], Executed, float | None], None, None]:
         """Run every task; yield (task, what came back unverified, wall seconds) as each ends."""
         pending = deque(tasks)
         busy: dict[Connection, WorkerProcess] = {}

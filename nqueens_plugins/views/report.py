@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # types only: listing plugins need not import the service, th
     from nqueens_plugins.execution.judge import CountResult, Result
     from nqueens_plugins.loading.registry import Registry
     from nqueens_plugins.results.crosscheck import Check, InstanceCheck
+    from nqueens_plugins.results.race import RaceResult
     from nqueens_plugins.results.summary import BaselineRow, SummaryRow
 
 QUEEN, FIXED_QUEEN, EMPTY, BLOCKED = "♛", "♕", "·", "▪"
@@ -63,7 +64,7 @@ def format_counters(counters: Mapping[str, Any]) -> str:
 
 
 def result_summary(result: Result) -> str:
-    verdict = {True: "verified", False: "REJECTED by the verifier", None: "nothing to verify"}[result.verified]
+    verdict = VERDICTS[result.verified]
     if result.certified and result.verified:
         verdict = "certified"  # a proof of no solution, checked by the host's own checker
     elif result.certificate == "rejected":
@@ -78,6 +79,29 @@ def result_summary(result: Result) -> str:
     lines.append(f"{figures} · {result.seconds:.3f} s{preparation(result.prepare_seconds)}")
     return "\n".join(for_terminal(line) for line in lines)  # names and reasons from files and plugins
 
+
+def race_summary(race: RaceResult) -> str:
+    """Who won a race and how each member ended, one line each (the winner's answer as ``result_summary`` says it)."""
+    cores = len(race.members)
+    if race.winner is not None:
+        head = f"race of {cores}: {race.winner.solver} won in {race.seconds:.4f} s"
+    else:
+        head = f"race of {cores}: no member decided (the last ended after {race.seconds:.4f} s)"
+    lines = [f"{head}; {race.core_seconds:.4f} core-seconds on {cores} cores"]
+    width = max(len(member.solver) for member in race.members)
+    for member in race.members:
+        if member.result is None:
+            what = "stopped: another member won"
+        else:
+            what = f"{member.status}, {VERDICTS[member.result.verified]}"
+            if member.result.reason:
+                what += f": {member.result.reason}"
+        lines.append(f"  {member.solver:<{width}}  {member.seconds:.4f} s  {what}")
+    shown = "\n".join(for_terminal(line) for line in lines)  # names and reasons from plugins
+    return shown if race.winner is None else f"{shown}\n{result_summary(race.winner)}"
+
+
+VERDICTS = {True: "verified", False: "REJECTED by the verifier", None: "nothing to verify"}
 
 PREPARATION_SHOWN_FROM = 1.0  # seconds: a shorter preparation is in the record only
 
