@@ -24,7 +24,7 @@ from typing import Any
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, refuse_loose_limits, whole_number
 from nqueens_plugins.core.problem import Problem
-from nqueens_plugins.core.solver import Solver, Variant
+from nqueens_plugins.core.solver import Solver, Variant, split_specs
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.local import LocalExecutor, shared_executor
@@ -42,6 +42,7 @@ from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary_view import Summary
 from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check_instances, cross_check_sizes
 from nqueens_plugins.workflows.grid import COMPARE_LIMITS, Grid, stream
+from nqueens_plugins.workflows.race import RaceEntry, race_members
 from nqueens_plugins.workflows.race import race as run_race
 
 EXPORT_LIMITS = Limits(timeout=EXPORT_TIMEOUT)
@@ -95,6 +96,23 @@ def variants(solvers: str | Sequence[str]) -> list[Variant]:
     if not isinstance(solvers, str):
         solvers = [inputs.solver_spec(spec) for spec in solvers]
     return host.registry_for_specs(solvers).variants(solvers)
+
+
+def variants_and_races(solvers: str | Sequence[str]) -> tuple[list[Variant], list[RaceEntry]]:
+    """The variants a comparison names, and its races (``race(A,B)``: a row of its own, see ``race``)."""
+    specs = [inputs.solver_spec(spec) for spec in solvers] if not isinstance(solvers, str) else None
+    if specs is None:
+        assert isinstance(solvers, str)
+        if solvers.strip() == "all" or "race(" not in solvers.replace(" ", ""):
+            return variants(solvers), []
+        specs = split_specs(solvers)
+    races = [RaceEntry(tuple(variants(members))) for spec in specs if (members := race_members(spec)) is not None]
+    plain = [spec for spec in specs if race_members(spec) is None]
+    labels = [entry.label for entry in races]
+    twice = next((label for label in labels if labels.count(label) > 1), None)
+    if twice is not None:
+        raise BadInput(f"{twice} is named twice")
+    return (variants(plain) if plain else []), races
 
 
 def problem_of(
@@ -447,7 +465,7 @@ def compare_stream(
     Everything is checked before the first run: a bad argument is a BadInput
     here, not on the first ``next``.
     """
-    chosen = variants(solvers)
+    chosen, races = variants_and_races(solvers)
     trials = whole_number(trials, "trials", minimum=1)
     limits = limits_of(limits, COMPARE_LIMITS)
     problems = boards_of(boards)
@@ -458,7 +476,7 @@ def compare_stream(
     tell = notify or python_warning
     if everything:
         say_what_failed_to_load(tell)
-    grid = Grid(chosen, problems, trials, limits, skip_refused=everything)
+    grid = Grid(chosen, problems, trials, limits, skip_refused=everything, races=races)
     records = stream(
         grid,
         out=results,

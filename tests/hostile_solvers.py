@@ -99,6 +99,15 @@ class Nap(Solver):
         return Outcome(Status.SOLVED, queens, 1, problem.n)
 
 
+class LongNap(Nap):
+    name = "long-nap"
+    summary = "Sleeps three seconds, then answers with the construction (well-behaved, slower than a worker's start)."
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        time.sleep(2.8)
+        return super().solve(problem, rng, budget, options)
+
+
 class EndlessWarmUp(Solver):
     name = "hostile-endless-warm-up"
     summary = "Never finishes warming up (the default warm-up, a 4x4 solve, would hang the same way)."
@@ -347,5 +356,5 @@ MORE_HOSTILE = [
 
 @hookimpl
 def nqueens_register_solvers(register):  # type: ignore[no-untyped-def]
-    for solver in HOSTILE + MORE_HOSTILE + [Nap]:
+    for solver in HOSTILE + MORE_HOSTILE + [Nap, LongNap]:
         register(solver())

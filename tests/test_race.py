@@ -40,8 +40,9 @@ def test_the_first_decided_answer_wins_and_the_rest_are_stopped(hostile: Path) -
 
 @pytest.mark.parametrize("liar", ["hostile-attacked", "hostile-exits", "hostile-raises", "hostile-wrong-type"])
 def test_a_member_that_lies_or_crashes_does_not_win_nor_stop_the_race(hostile: Path, liar: str) -> None:
-    raced = nq.race(f"{liar},nap", 10, limits=nq.Limits(timeout=60))
-    assert raced.winner is not None and raced.winner.solver == "nap" and raced.winner.verified is True
+    # long-nap answers after 3 s: the liar's answer (or its worker's death, and a new worker's) comes first
+    raced = nq.race(f"{liar},long-nap", 10, limits=nq.Limits(timeout=60))
+    assert raced.winner is not None and raced.winner.solver == "long-nap" and raced.winner.verified is True
     members = {member.solver: member for member in raced.members}
     assert members[liar].status in ("invalid", "error"), members[liar]  # it answered first, and lost
     assert members[liar].result is not None and members[liar].result.reason
@@ -91,3 +92,38 @@ def test_the_cli_says_who_won_and_how_each_member_ended(run_cli) -> None:  # typ
     assert {member["solver"] for member in raced["members"]} == {"bitset-mrv", "min-conflicts"}
     code, out, _ = run_cli("race", "-s", "bitset-mrv,min-conflicts", "-n", "20")
     assert code == 0 and "won in" in out and "core-seconds" in out
+
+
+def test_a_race_is_a_row_of_a_comparison_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "runs.jsonl"
+    specs = "bitset-mrv,min-conflicts,race(bitset-mrv,min-conflicts)"
+    records = nq.compare(specs, [8, 12], trials=2, out=out)
+    raced = [record for record in records if record["solver"] == "race(bitset-mrv,min-conflicts)"]
+    assert len(raced) == 4 and all(record["status"] == "solved" and record["verified"] for record in raced)
+    for record in raced:
+        assert record["race"]["winner"] in ("bitset-mrv", "min-conflicts")
+        assert {member["solver"] for member in record["race"]["members"]} == {"bitset-mrv", "min-conflicts"}
+        assert record["counters"]["members"] == 2 and record["counters"]["core_seconds"] >= record["seconds"]
+    rows = {(row.solver, row.n): row for row in nq.summary(str(out)).rows}
+    assert rows[("race(bitset-mrv,min-conflicts)", 12)].decided == 2
+    again = nq.compare(specs, [8, 12], trials=2, out=nq.ResultsFile(out, resume=True))
+    assert again == []  # every run, the races included, is already in the file
+
+
+def test_a_record_with_a_broken_race_field_is_refused(tmp_path: Path) -> None:
+    from nqueens_plugins.formats.records import run_problem
+
+    (record,) = nq.compare("race(bitset-mrv,min-conflicts)", 8)
+    good = json.loads(json.dumps(record, default=str))  # as a file gives it back
+    assert run_problem(good) is None
+    for broken in ({"winner": 3, "members": []}, {"winner": None, "members": "none"}, "bitset-mrv",
+                   {"winner": None, "members": [{"solver": "a", "status": "won", "seconds": 1.0}]},
+                   {"winner": None, "members": [{"solver": "a", "status": "solved", "seconds": float("nan")}]}):  # fmt: skip
+        assert "'race' must be" in (run_problem(dict(good, race=broken)) or ""), broken
+
+
+def test_races_in_a_comparison_are_checked_before_anything_runs(run_cli) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run_cli("compare", "-s", "bitset-mrv,race(bitset-mrv,min-conflicts)", "-n", "3")
+    assert code == 2 and "min-conflicts cannot win this race" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli("compare", "-s", "race(bitset-mrv,min-conflicts),race(bitset-mrv,min-conflicts)", "-n", "8")
+    assert code == 2 and "named twice" in err

@@ -383,24 +383,24 @@ def expand_sweep(spec: str) -> list[str]:
 
 
 def split_specs(text: str) -> list[str]:
-    """Split ``a,b[x=1,y=2],c`` on the commas that are outside brackets."""
+    """Split ``a,b[x=1,y=2],race(c,d),e`` on the commas that are outside brackets and parentheses."""
     specs: list[str] = []
     depth = 0
     current = ""
     for char in text:
-        if char == "[":
+        if char in "[(":
             depth += 1
-        elif char == "]":
+        elif char in "])":
             depth -= 1
             if depth < 0:
-                raise BadInput(f"unbalanced ']' in solvers {text!r}")
+                raise BadInput(f"unbalanced {char!r} in solvers {text!r}")
         if char == "," and depth == 0:
             specs.append(current)
             current = ""
         else:
             current += char
     if depth != 0:
-        raise BadInput(f"unbalanced '[' in solvers {text!r}")
+        raise BadInput(f"unbalanced '[' or '(' in solvers {text!r}")
     specs.append(current)
     specs = [s.strip() for s in specs]
     if any(not s for s in specs):

@@ -80,10 +80,11 @@ DEATH_CHECK = 0.5  # seconds between looks at whether a busy worker is still ali
 LOOKAHEAD = 256  # pending tasks a free worker looks through for one of its own plugin
 
 
-def first_served(worker: WorkerProcess, pending: deque[Task]) -> int | None:
-    """Where the first of the next ``LOOKAHEAD`` pending tasks that ``worker`` may take stands, if any."""
+def first_served(worker: WorkerProcess, pending: deque[Task], prepared_only: bool = False) -> int | None:
+    """Where the first of the next ``LOOKAHEAD`` pending tasks that ``worker`` may take stands (with
+    ``prepared_only``, of a solver it has prepared already), if any."""
     for index, task in enumerate(itertools.islice(pending, LOOKAHEAD)):
-        if worker.serves(task):
+        if worker.serves(task) and (not prepared_only or task.variant.name in worker.warmed):
             return index
     return None
 
@@ -143,9 +144,10 @@ class LocalExecutor(Executor):
                 # no end-of-pipe comes (a process the plugin forked holds the pipe open).
                 remaining = max(0.0, min(deadline - time.perf_counter(), DEATH_CHECK))
                 wait(list(busy), timeout=remaining)
+                batch: list[tuple[Task, Executed, float | None]] = []
                 for worker in list(busy.values()):
                     worker.output.bound()
-                    answers = self.collect(worker, pending)
+                    batch.extend(self.collect(worker, pending))
                     # Settle the worker before yielding: a caller may stop after any answer. A worker
                     # that died keeps its tasks until its pipe's end is read (then they are answered
                     # or requeued), so none is lost.
@@ -153,7 +155,9 @@ class LocalExecutor(Executor):
                         busy.pop(worker.receiver)
                         if worker.alive:
                             self.idle.append(worker)
-                    yield from answers
+                # Answers that arrived together, the quickest run first: a race's winner is the run that
+                # finished first, not the worker this loop happened to read first.
+                yield from sorted(batch, key=lambda answer: answer[1].seconds)
         finally:
             for worker in busy.values():
                 worker.kill()
@@ -186,11 +190,12 @@ class LocalExecutor(Executor):
         for stale in [worker for worker in self.idle if worker.path != tuple(sys.path)]:
             self.idle.remove(stale)  # plugins became importable from somewhere new
             stale.kill()
-        for worker in reversed(self.idle):  # the most recently used first: it is the warmest
-            index = first_served(worker, pending)
-            if index is not None:
-                self.idle.remove(worker)
-                return worker, index
+        for prepared_only in (True, False):  # a worker that has prepared the task's solver first (no warm-up)
+            for worker in reversed(self.idle):  # the most recently used first: it is the warmest
+                index = first_served(worker, pending, prepared_only)
+                if index is not None:
+                    self.idle.remove(worker)
+                    return worker, index
         if self.idle and len(busy) + len(self.idle) >= self.jobs:
             self.idle.pop(0).kill()
         return WorkerProcess(), 0

@@ -483,6 +483,26 @@ def counters_ok(value: Any) -> bool:
     return value is None or (type(value) is dict and set(map(type, value.values())) <= NUMBER)
 
 
+RACE_MEMBER_STATUSES = STATUSES | {"stopped"}  # a race's member is stopped once another wins
+
+
+def race_ok(value: Any) -> bool:
+    """None, or a race's details: the winner (a member's label, or null) and each member's end."""
+    if value is None:
+        return True
+    if type(value) is not dict or type(value.get("winner")) not in STRING_OR_NULL:
+        return False
+    members = value.get("members")
+    return type(members) is list and all(
+        type(member) is dict
+        and type(member.get("solver")) is str
+        and member.get("status") in RACE_MEMBER_STATUSES
+        and seconds(member.get("seconds"))
+        and member.get("seconds") is not None
+        for member in members
+    )
+
+
 REQUIRED = frozenset({"n", "solver", "seed", "status", "trial", "seconds"})
 EXPECTED = {  # what each field of a run record must be, for the warning that names it
     "n": f"a whole number from 1 to {MAX_N:,}",
@@ -507,6 +527,7 @@ EXPECTED = {  # what each field of a run record must be, for the warning that na
     "verified": "true, false or null",
     "complete": "true, false or null",
     "options": "a map or null",
+    "race": "null, or a race's winner and members (each a solver, a status and seconds)",
     **dict.fromkeys(TEXT_FIELDS, "a string or null"),
 }
 STRING_OR_NULL = frozenset({str, NoneType})
@@ -574,6 +595,8 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
         return "queens"
     if not counters_ok(get("counters")):
         return "counters"
+    if "race" in record and not race_ok(get("race")):
+        return "race"
     if status != "solved" and get("verified") is True and not drawn_board_ok(get("queens"), n):
         return "board"
     return None

@@ -12,7 +12,7 @@ from typing import Any
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.execution.answers import Result
 
-__all__ = ["LOST", "Member", "RaceResult", "run_time"]
+__all__ = ["LOST", "Member", "RaceResult"]
 
 LOST = "stopped"  # a member killed because another won
 
@@ -23,7 +23,7 @@ class Member:
 
     solver: str
     status: str  # a Status, or LOST
-    seconds: float  # its run's time to its answer, or the race's time when it was stopped
+    seconds: float  # its solver call's seconds if it answered, else the race's seconds (it ran until stopped)
     result: Result | None  # None when stopped
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,8 +43,9 @@ class RaceResult:
     problem: Problem
     winner: Result | None
     members: tuple[Member, ...]
-    seconds: float
-    core_seconds: float
+    seconds: float  # the winner's solver call (the clock of any single run); else the longest member's
+    core_seconds: float  # each member's seconds, added: the cores the race held
+    overhead_seconds: float  # the rest of the race's wall time: sending, the answer's way back, verifying, killing
 
     @property
     def decided(self) -> bool:
@@ -63,10 +64,6 @@ class RaceResult:
             "winner": None if self.winner is None else self.winner.solver,
             "seconds": self.seconds,
             "core_seconds": self.core_seconds,
+            "overhead_seconds": self.overhead_seconds,
             "members": [member.to_dict() for member in self.members],
         }
-
-
-def run_time(result: Result) -> float:
-    """A run's time from its start to its answer here: the solver call and the way back (no preparation)."""
-    return float(result.seconds) + float(result.overhead_seconds or 0.0)

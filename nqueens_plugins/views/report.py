@@ -87,7 +87,8 @@ def race_summary(race: RaceResult) -> str:
         head = f"race of {cores}: {race.winner.solver} won in {race.seconds:.4f} s"
     else:
         head = f"race of {cores}: no member decided (the last ended after {race.seconds:.4f} s)"
-    lines = [f"{head}; {race.core_seconds:.4f} core-seconds on {cores} cores"]
+    held = f"{race.core_seconds:.4f} core-seconds on {cores} cores"
+    lines = [f"{head}; {held}, {race.overhead_seconds:.4f} s starting, verifying and stopping"]
     width = max(len(member.solver) for member in race.members)
     for member in race.members:
         if member.result is None:

@@ -21,11 +21,12 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import Result, refusal
-from nqueens_plugins.execution.local import given_or_local
+from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.records import ResultsFile, ResultsWriter, run_record
 from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.loading import host
+from nqueens_plugins.workflows.race import RaceEntry, check_race, race, race_record_fields
 
 COMPARE_LIMITS = Limits(timeout=COMPARE_TIMEOUT)  # a comparison's limits when none are given
 
@@ -49,6 +50,7 @@ class Grid:
     skip_refused: bool = False  # ("-s all") leave out, with a note, what a solver refuses, instead of recording it
     skipped: dict[str, str] = field(default_factory=dict)  # variant label -> why, when skip_refused
     refused: list[tuple[Variant, Problem, str]] = field(default_factory=list)  # cells a named solver refused, and why
+    races: Sequence[RaceEntry] = ()  # rows that race several solvers (``race.py``), run after the single solvers
 
     def problems(self) -> list[Problem]:
         if not self.boards:
@@ -62,7 +64,7 @@ class Grid:
             "timeout": self.limits.timeout,
             "trials": self.trials,
             "memory": self.limits.memory,
-            "solvers": [v.label for v in self.variants],
+            "solvers": [v.label for v in self.variants] + [entry.label for entry in self.races],
             "boards": [p.id for p in self.problems()],
         }
 
@@ -72,7 +74,7 @@ class Grid:
         nothing at all can run is bad input."""
         if self.trials < 1:
             raise BadInput(f"--trials must be at least 1, not {self.trials}")
-        if not self.variants:
+        if not self.variants and not self.races:
             raise BadInput("no solvers given")
         tasks: list[Task[Result]] = []
         self.refused.clear()
@@ -90,10 +92,33 @@ class Grid:
                 takers.append(first)
             for trial in range(self.trials):
                 tasks.extend(replace(task, trial=trial) for task in takers)
-        if not tasks:
+        if not tasks and not self.races:
             reasons = dict.fromkeys([*self.skipped.values(), *(reason for _, _, reason in self.refused)])
             raise BadInput("no solver takes any of these boards: " + "; ".join(reasons))
         return tasks
+
+    def race_runs(self) -> list[RaceRun]:
+        """The races to run: each race on each board, each trial; a race that cannot run on a board
+        (``race.check_race``) is bad input, said before anything runs."""
+        runs: list[RaceRun] = []
+        for problem in self.problems():
+            for entry in self.races:
+                check_race(entry.members, problem, None)
+                runs.extend(RaceRun(entry, problem, trial) for trial in range(self.trials))
+        return runs
+
+
+@dataclass(frozen=True)
+class RaceRun:
+    """One race of a comparison: an entry, a board, a trial."""
+
+    entry: RaceEntry
+    problem: Problem
+    trial: int
+
+    def key(self, limits: Limits) -> tuple[Any, ...]:
+        """What makes it the same run as a record (``records.run_key``)."""
+        return (self.entry.label, self.problem.n, self.problem.id, self.trial, limits.seed)
 
 
 # --- the comparison ------------------------------------------------------------
@@ -118,6 +143,10 @@ def stream(
     result's (``Result.timeout``).
     """
     tasks = grid.runs()
+    races = grid.race_runs()
+    if races and executor is not None and not isinstance(executor, LocalExecutor):
+        raise BadInput("a race runs on this machine's workers only (it must stop the losers at once): "
+                       "compare races without --executor dask")  # fmt: skip
     results = ResultsFile.of(out) if out is not None else None
     writer = None
     if results is not None:
@@ -128,6 +157,7 @@ def stream(
                 if warn is not None:
                     warn(warning)
             tasks = [t for t in tasks if run_key(t) not in writer.done]
+            races = [r for r in races if r.key(grid.limits) not in writer.done]
         sources = {r.solver.name: r.source for r in host.registry_for(v.name for v in grid.variants)}
         refusals = []
         for variant, problem, reason in grid.refused:
@@ -136,7 +166,7 @@ def stream(
         if writer:  # a refusal already in the file (a resumed comparison) is kept once
             refusals = [r for r in refusals if record_key(r) not in writer.refused]
         if planned is not None:
-            planned(len(tasks) + len(refusals))
+            planned(len(tasks) + len(refusals) + len(races))
         for record in refusals:
             if writer:
                 writer.write(record)
@@ -148,6 +178,23 @@ def stream(
                 if writer:
                     writer.write(record)
                 yield record
+        for record in race_records(races, grid.limits, executor):
+            if writer:
+                writer.write(record)
+            yield record
     finally:
         if writer:
             writer.close()
+
+
+def race_records(races: Sequence[RaceRun], limits: Limits, executor: Executor | None) -> Iterator[dict[str, Any]]:
+    """Run a comparison's races one after another, each member on a core of its own (the comparison's local
+    executor when it has the cores, else one made for the races), and yield each race's record."""
+    if not races:
+        return
+    cores = max(len(run.entry.members) for run in races)
+    given = executor if isinstance(executor, LocalExecutor) and executor.jobs >= cores else None
+    with given_or_local(given, cores) as backend:
+        for run in races:
+            raced = race(run.entry.members, run.problem, limits, backend, trial=run.trial)
+            yield run_record(race_record_fields(raced, run.entry, limits, run.trial), None, limits.timeout)

@@ -11,18 +11,23 @@ answer the verifier rejected, a crash) does not end the race: it is that member'
 outcome, said in the result, and the others go on.
 
 Before the race, each member solves a small board in its worker (``prepare``), so
-that every member is prepared and starts together. Time: a race's ``seconds`` run
-from the winner's start to its verified answer, so a race compares with single runs
-of the same limits. ``core_seconds`` is what the race held: each member's time until it
-ended or was stopped. A race of k members uses k cores.
+that every member is prepared and starts together. Time: a race's ``seconds`` are
+the winner's solver call, the clock of any single run, so a race compares with
+single runs of the same limits; ``overhead_seconds`` is the rest of its wall time
+(sending the tasks, the answer's way back and its verification, killing the
+losers). ``core_seconds`` is what the race held: each member's seconds until it
+answered or was stopped, added. A race of k members uses k cores.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import Limits
@@ -33,9 +38,9 @@ from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.tasks import Task, check_runnable
 from nqueens_plugins.formats.published import published_answer
-from nqueens_plugins.results.race import LOST, Member, RaceResult, run_time
+from nqueens_plugins.results.race import LOST, Member, RaceResult
 
-__all__ = ["check_race", "race"]
+__all__ = ["RaceEntry", "check_race", "race", "race_members", "race_record_fields"]
 
 PREPARE_BOARD_TIMEOUT = 5.0  # seconds for a member's small board before the race (one that hangs there is stopped)
 
@@ -88,6 +93,7 @@ def race(
     winner: Result | None = None
     try:
         prepare(workers, members, limits)
+        started = time.perf_counter()
         answers = workers.map(tasks)
         try:
             for task, result in answers:
@@ -99,19 +105,23 @@ def race(
             close = getattr(answers, "close", None)  # a LocalExecutor's stream: closing kills the busy workers
             if close is not None:
                 close()
+        wall = time.perf_counter() - started
     finally:
         if own:
             workers.close()
-    seconds = run_time(winner) if winner is not None else max((run_time(r) for r in answered.values()), default=0.0)
+    if winner is not None:
+        seconds = float(winner.seconds)
+    else:
+        seconds = max(float(result.seconds) for result in answered.values())
     outcomes = []
     for member in members:
         answer = answered.get(member.label)
         if answer is None:
             outcomes.append(Member(member.label, LOST, seconds, None))
         else:
-            outcomes.append(Member(member.label, str(answer.status), run_time(answer), answer))
-    core_seconds = sum(min(outcome.seconds, seconds) if winner else outcome.seconds for outcome in outcomes)
-    return RaceResult(problem, winner, tuple(outcomes), seconds, core_seconds)
+            outcomes.append(Member(member.label, str(answer.status), float(answer.seconds), answer))
+    core_seconds = sum(outcome.seconds for outcome in outcomes)
+    return RaceResult(problem, winner, tuple(outcomes), seconds, core_seconds, max(0.0, wall - seconds))
 
 
 def prepare(workers: Executor, members: Sequence[Variant], limits: Limits) -> None:
@@ -134,3 +144,74 @@ def prepare(workers: Executor, members: Sequence[Variant], limits: Limits) -> No
             tasks.append(Task.solve(member, board, replace(limits, certify=certify, timeout=timeout)))
     for _ in workers.map(tasks):
         pass
+
+
+# --- a race in a comparison ----------------------------------------------------
+
+RACE_SPEC = re.compile(r"^\s*race\s*\((.*)\)\s*$", re.DOTALL)
+
+
+def race_members(spec: str) -> str | None:
+    """The members of ``race(A,B[...])`` as a spec list (``A,B[...]``), or None if ``spec`` is not a race."""
+    match = RACE_SPEC.match(spec)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class RaceEntry:
+    """A race as a row of a comparison: its label (``race(A,B)``, as typed members' labels make it) and members."""
+
+    members: tuple[Variant, ...]
+
+    @property
+    def label(self) -> str:
+        return "race(" + ",".join(member.label for member in self.members) + ")"
+
+
+def race_record_fields(raced: RaceResult, entry: RaceEntry, limits: Limits, trial: int) -> dict[str, Any]:
+    """A race as the fields of a run record (``Result.to_dict``'s, under the race's label): the winner's
+    answer, or, when no member decided, how they ended; the race's own seconds; its members in ``race``."""
+    answered = [member.result for member in raced.members if member.result is not None]
+    base = raced.winner or answered[0]
+    fields = base.to_dict()
+    statuses = [member.status for member in raced.members]
+    if raced.winner is not None:
+        status, verified = str(raced.winner.status), raced.winner.verified
+        reason = f"won by {raced.winner.solver}" + (f": {raced.winner.reason}" if raced.winner.reason else "")
+    else:
+        status = undecided_status(statuses)
+        verified = False if status == "invalid" else None
+        reason = "no member decided: " + ", ".join(f"{m.solver} {m.status}" for m in raced.members)
+        fields.update(queens=None, certificate=None, certificate_bytes=None, certificate_seconds=None)
+    fields.update(
+        solver=entry.label,
+        name="race",
+        options={},
+        seed=limits.seed,
+        trial=trial,
+        status=status,
+        verified=verified,
+        reason=reason,
+        seconds=raced.seconds,
+        overhead_seconds=raced.overhead_seconds,
+        prepare_seconds=None,
+        output=None,
+        output_bytes=0,
+        complete=any(member.solver.complete for member in entry.members),
+        counters={"members": len(entry.members), "core_seconds": raced.core_seconds},
+        race={
+            "winner": None if raced.winner is None else raced.winner.solver,
+            "members": [{"solver": m.solver, "status": m.status, "seconds": m.seconds} for m in raced.members],
+        },
+    )
+    if raced.winner is None:
+        fields.update(iterations=0, moves=0)
+    return fields
+
+
+def undecided_status(statuses: Sequence[str]) -> str:
+    """How a race that nobody won ended: the members' common end, else the first of no-solution (a claim
+    nothing confirms), gave-up, timed-out, error and invalid that one of them met."""
+    if len(set(statuses)) == 1:
+        return statuses[0]
+    return next(status for status in ("no-solution", "gave-up", "timed-out", "error", "invalid") if status in statuses)
