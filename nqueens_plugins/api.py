@@ -732,9 +732,10 @@ def report(
     Python warnings). A file with no runs is refused: an empty table would look like nothing went wrong.
     """
     from nqueens_plugins.formats.output_files import write_whole
+    from nqueens_plugins.results.portfolio import portfolio
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
-    from nqueens_plugins.views.report import plain_text, render_baseline, render_summary
+    from nqueens_plugins.views.report import plain_text, render_baseline, render_summary, with_portfolio
 
     if format not in REPORT_FORMATS:
         raise BadInput(f"format is one of {', '.join(REPORT_FORMATS)}, not {format!r}")
@@ -762,6 +763,8 @@ def report(
         return page
     rows = summary_rows(read.groups)
     shown = render_summary(rows, format) if compared is None else render_baseline(*compared, format)
+    if compared is None:
+        shown = with_portfolio(shown, portfolio(read.groups), format)
     if target is None:
         return shown
     text = plain_text(shown)

@@ -18,8 +18,15 @@ from html import escape
 from typing import Any
 
 from nqueens_plugins.formats.drawing import board_svg
+from nqueens_plugins.results.portfolio import portfolio
 from nqueens_plugins.results.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
-from nqueens_plugins.views.report import baseline_cells, baseline_headers, summary_columns
+from nqueens_plugins.views.report import (
+    PORTFOLIO_HEADERS,
+    baseline_cells,
+    baseline_headers,
+    portfolio_cells,
+    summary_columns,
+)
 
 BOARDS_SHOWN = 6
 LARGEST_BOARD_SHOWN = 24
@@ -89,6 +96,16 @@ def render_html(
     if baseline is not None:
         parts.append(f"<h2>Against {escape(baseline[0])}</h2>")
         parts.append(baseline_table(baseline[0], baseline[1]))
+    found = portfolio(groups)
+    if found is not None:
+        parts.append("<h2>Portfolio: the virtual best and the single best</h2>")
+        parts.append(
+            f"<p>Mean PAR-2 over the {found.instances} instances every single solver ran; a portfolio's "
+            "gap closed is (single best - it) / (single best - virtual best).</p>"
+        )
+        cells = [portfolio_cells(row, found.rows[0].par) for row in found.rows]
+        parts.append(scrolling(table(PORTFOLIO_HEADERS, cells), "portfolio"))
+        parts += [f'<p class="note">{escape(note)}</p>' for note in found.notes]
     parts.append("<h2>Run-time distributions, ERT and success</h2>")
     try:
         from nqueens_plugins.views.plot import svg_figure

@@ -20,6 +20,7 @@ from rich import box
 from rich.box import Box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, JustifyMethod, RenderableType, RenderResult
+from rich.console import Group as RichGroup
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # types only: listing plugins need not import the service, th
     from nqueens_plugins.execution.judge import CountResult, Result
     from nqueens_plugins.loading.registry import Registry
     from nqueens_plugins.results.crosscheck import Check, InstanceCheck
+    from nqueens_plugins.results.portfolio import Portfolio, PortfolioRow
     from nqueens_plugins.results.race import RaceResult
     from nqueens_plugins.results.summary import BaselineRow, SummaryRow
 
@@ -789,3 +791,45 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
     if len(worth_a_look) > listed:
         lines.append(f"  ... and {len(worth_a_look) - listed:,} more (--json lists every instance)")
     return "\n".join(for_terminal(line) for line in lines)  # names and reasons from files and plugins
+
+
+# --- the portfolio table (results/portfolio.py) ---------------------------------
+
+PORTFOLIO_HEADERS = ("solver", "PAR-2 s", "x virtual best", "decided", "gap closed")
+
+
+def portfolio_cells(row: PortfolioRow, virtual_best: float) -> list[str]:
+    closed = "-" if row.gap_closed is None else f"{row.gap_closed:.0%}"
+    ratio = f"{row.par / virtual_best:.2f}" if virtual_best > 0 else "-"
+    return [row.solver, f"{row.par:.4f}", ratio, f"{row.decided:.0%}", closed]
+
+
+def render_portfolio(found: Portfolio, fmt: str) -> Any:
+    """The virtual best, the single best, each single solver and each portfolio: a rich table, or Markdown."""
+    title = f"portfolio: mean PAR-2 over the {found.instances} instances every single solver ran"
+    rows = [portfolio_cells(row, found.rows[0].par) for row in found.rows]
+    notes = [f"note: {note}" for note in found.notes]
+    if fmt == "markdown":
+        lines = [f"**{title}**", "", "| " + " | ".join(PORTFOLIO_HEADERS) + " |", "|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(for_markdown(cell) for cell in cells) + " |" for cells in rows]
+        return "\n".join(lines + ([""] + notes if notes else []))
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for header in PORTFOLIO_HEADERS:
+        left = header == "solver"
+        table.add_column(header, justify="left" if left else "right", overflow="fold", no_wrap=not left)
+    texts = [[Text(for_terminal(cell)) for cell in cells] for cells in rows]
+    for cells in texts:
+        table.add_row(*cells)
+    columns = [
+        Column(header, "left" if i == 0 else "right", i == 0, rank=i) for i, header in enumerate(PORTFOLIO_HEADERS)
+    ]
+    fitted = fitted_table("portfolio", columns, texts, table)
+    return RichGroup(fitted, *(Text(note) for note in notes)) if notes else fitted
+
+
+def with_portfolio(shown: Any, found: Portfolio | None, fmt: str) -> Any:
+    """The report's table, followed by the portfolio table where the file has one (table and Markdown)."""
+    if found is None or fmt not in ("table", "markdown"):
+        return shown
+    extra = render_portfolio(found, fmt)
+    return f"{shown}\n\n{extra}" if fmt == "markdown" else RichGroup(shown, Text(""), extra)
