@@ -174,7 +174,8 @@ def test_a_censored_median_says_how_the_runs_ended_not_always_more_than_the_limi
         records.append(stopped("mixed", "gave-up" if trial == 1 else "timed-out", 5.0, trial))
     code, out, err = run_cli("report", str(write_results(tmp_path / "runs.jsonl", records)), "--format", "markdown")
     assert code == 0, err
-    cells = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.splitlines()[2:]}
+    summary = out.split("\n\n")[0]  # the comparison; the portfolio table follows it
+    cells = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in summary.splitlines()[2:]}
     header = out.splitlines()[0].split(" | ")
     median, quartiles = header.index("median s"), header.index("quartiles s")
     assert cells["quitter"][median] == "gave up" and cells["quitter"][quartiles] == "0.1000 - gave up"
