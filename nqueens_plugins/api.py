@@ -773,6 +773,52 @@ def report(
     return text
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What ``select`` chose for a board: the solver, and the past instances it learnt that from."""
+
+    solver: str
+    neighbours: list[tuple[str, str]]  # (instance, the solver best on it), nearest first
+    trained_on: int  # instances in the records that every single solver ran
+
+    def describe(self) -> str:
+        near = "; ".join(f"{instance}: {best}" for instance, best in self.neighbours)
+        return (
+            f"{self.solver} (best over its {len(self.neighbours)} nearest of {self.trained_on} past instances: {near})"
+        )
+
+
+def select(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+) -> Selection:
+    """The solver a selector trained on ``records`` (a results file, or ``compare``'s records) would run on
+    the board: the best total PAR-2 over the nearest past instances by their features (``results/selector.py``).
+    The board is given as for ``solve``. The records need two single solvers or more with a time limit,
+    on common instances with their boards."""
+    import numpy as np
+
+    from nqueens_plugins.results.features import features
+    from nqueens_plugins.results.portfolio import score_table, selector_of
+
+    problem = problem_of(n, instance, fixed, blocked)
+    read = grouped(records)
+    table = score_table(read.groups)
+    selector = selector_of(table) if table is not None else None
+    if table is None or selector is None:
+        raise BadInput("these records cannot train a selector: they need two single solvers or more, with a time "
+                       "limit, on common instances")  # fmt: skip
+    point = features(problem.n, problem.fixed, problem.blocked)
+    nearest = selector.nearest(point)
+    best = [selector.solvers[int(np.argmin(selector.scores[row]))] for row in nearest]
+    return Selection(selector.choose(point), [(selector.instances[row], b) for row, b in zip(nearest, best, strict=True)],
+                     len(selector.instances))  # fmt: skip
+
+
 def plot(results: str | Path, output: str | Path, *, notify: Notify | None = None) -> Path:
     """``nqueens plot``: run-time distributions, ERT and success against n (or against an instance
     family's parameter) of a results file, written to ``output`` (``.png``, ``.svg`` or ``.pdf``; needs

@@ -786,6 +786,20 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
         click.echo(f"wrote {output}")
 
 
+@cli.command(epilog=exit_statuses("select"))
+@click.argument("results")
+@click.option("-n", "size", default=None, help="Board size.")
+@instance_option(INSTANCE_HELP)
+@click.option("--fixed", default=None, help=FIXED_HELP)
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
+def select(results: str, size: str | None, instance: str | None, fixed: str | None, blocked: str | None) -> None:
+    """Which solver to run on a board, learnt from a results file: the best over the nearest past instances."""
+    from nqueens_plugins import api
+
+    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked)
+    click.echo(for_terminal(chosen.describe()))
+
+
 @cli.command(epilog=exit_statuses("plot"))
 @click.argument("results")
 @click.option("-o", "--output", required=True, help="Figure file: .png, .svg or .pdf.")

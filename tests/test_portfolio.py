@@ -48,7 +48,8 @@ def test_the_virtual_best_the_single_best_and_the_gap_closed() -> None:
     records = [run("a", 10, 1.0), run("a", 12, 10.0), run("b", 10, 5.0), run("b", 12, 2.0)]
     records += [run("race(a,b)", 10, 1.2), run("race(a,b)", 12, 2.4)]
     result = found(records)
-    assert result is not None and result.instances == 2 and result.notes == []
+    assert result is not None and result.instances == 2
+    assert result.notes == ["no selector row: 2 instances, 10 needed to hold some out"]
     rows = by_solver(result)
     assert rows["virtual best"].par == pytest.approx(1.5)  # a on 10, b on 12
     assert rows["single best: b"].par == pytest.approx(3.5)  # b: (5 + 2) / 2 beats a: (1 + 10) / 2
@@ -108,3 +109,61 @@ def test_report_shows_the_portfolio_in_every_format_that_has_tables(tmp_path: Pa
     page = nq.report(str(out), format="html", output=tmp_path / "report.html")
     assert "Portfolio: the virtual best and the single best" in page
     assert "portfolio" not in nq.report(str(out), format="json")  # the summary rows only
+
+
+def test_the_selector_learns_which_solver_suits_which_instances() -> None:
+    # "small" is fast below n = 20 and slow above, "large" the other way round: n alone tells them apart
+    records = []
+    for n in range(10, 40):
+        records += [run("small", n, 1.0 if n < 25 else 10.0), run("large", n, 10.0 if n < 25 else 1.0)]
+    result = found(records)
+    assert result is not None and result.instances == 30
+    rows = by_solver(result)
+    selector = rows["selector: 5 nearest, 5-fold cross-validated"]
+    assert rows["virtual best"].par == pytest.approx(1.0) and rows["single best: large"].par == pytest.approx(5.5)
+    assert selector.gap_closed is not None and selector.gap_closed > 0.8, selector  # wrong only near n = 25
+    assert selector.decided == 1.0
+
+
+def test_a_selector_whose_features_say_nothing_closes_no_gap() -> None:
+    # one blocked square on an edge row of a 10 x 10 board: the features cannot tell the instances apart,
+    # and the faster solver alternates from one instance to the next
+    records = []
+    for i in range(20):
+        square = {"blocked": [[i % 10, 9 - i // 10 * 9]], "instance": f"i{i}"}
+        records += [run("a", 10, 1.0 if i % 2 else 10.0) | square, run("b", 10, 10.0 if i % 2 else 1.0) | square]
+    result = found(records)
+    assert result is not None and result.instances == 20
+    selector = by_solver(result)["selector: 5 nearest, 5-fold cross-validated"]
+    assert selector.gap_closed is not None and selector.gap_closed < 0.5, selector
+
+
+def test_features_see_what_propagation_proves() -> None:
+    from nqueens_plugins.results.features import FEATURE_NAMES, features
+
+    dead = dict(zip(FEATURE_NAMES, features(4, {0: 0}, [(1, 2), (1, 3)]), strict=True))  # column 1 has no square left
+    assert dead["dead end by propagation"] == 1.0
+    open_board = dict(zip(FEATURE_NAMES, features(8, {}, []), strict=True))
+    assert open_board["dead end by propagation"] == 0.0 and open_board["open squares left by propagation / n^2"] == 1.0
+    forced = dict(zip(FEATURE_NAMES, features(4, {}, [(0, 0), (0, 2), (0, 3)]), strict=True))  # column 0: row 1 only
+    assert forced["queens forced by propagation / n"] >= 0.25
+
+
+def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    records = []
+    for n in range(10, 40):
+        records += [run("small", n, 1.0 if n < 25 else 10.0), run("large", n, 10.0 if n < 25 else 1.0)]
+    assert nq.select(records, 12).solver == "small" and nq.select(records, 38).solver == "large"
+    chosen = nq.select(records, 36)
+    assert len(chosen.neighbours) == 5 and all(best == "large" for _, best in chosen.neighbours)
+    out = tmp_path / "runs.jsonl"
+    nq.compare("bitset-mrv,min-conflicts", [8, 10], out=out)
+    code, shown, _ = run_cli("select", str(out), "-n", "9")
+    assert code == 0 and shown.startswith(("bitset-mrv", "min-conflicts")) and "nearest of 2 past instances" in shown
+    code, _, err = run_cli("select", str(out))
+    assert code == 2 and "board size" in err
+
+
+def test_select_refuses_records_it_cannot_learn_from() -> None:
+    with pytest.raises(nq.BadInput, match="cannot train a selector"):
+        nq.select([run("a", 10, 1.0)], 10)

@@ -114,6 +114,7 @@ class Group:
     uncertified: int = 0  # certificates that could not be checked (over budget, checker failed): said, not scored
     settled_by_certificate: bool = False  # the instance's "has none" rests on a checked certificate (``settle``)
     refused: str | None = None  # why the solver refused the board before any run (a refusal record)
+    board: tuple[int, Any, Any] | None = None  # n, fixed and blocked of its first run: a selector's features
 
     def add(self, record: Mapping[str, Any]) -> None:
         if record["status"] == "refused":  # a fact of the comparison, not a run
@@ -123,6 +124,7 @@ class Group:
         if not self.seconds:  # the first run: the instance's family and file are the same for all its runs
             self.family = family_parameter(record)
             self.source = record.get("source")
+            self.board = (record["n"], record.get("fixed") or {}, record.get("blocked") or [])
         self.seconds.append(float(record["seconds"]))
         self.iterations.append(float(record.get("iterations") or 0))
         self.moves.append(float(record.get("moves") or 0))
@@ -150,6 +152,7 @@ class Group:
         self.limits |= other.limits
         self.family = self.family or other.family
         self.source = self.source or other.source
+        self.board = self.board or other.board
         self.incomplete = self.incomplete or other.incomplete
         self.refused = self.refused or other.refused
         self.certified += other.certified
