@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -817,6 +818,27 @@ def select(
     best = [selector.solvers[int(np.argmin(selector.scores[row]))] for row in nearest]
     return Selection(selector.choose(point), [(selector.instances[row], b) for row, b in zip(nearest, best, strict=True)],
                      len(selector.instances))  # fmt: skip
+
+
+def export_aslib(results: str | Path, folder: str | Path, *, notify: Notify | None = None) -> tuple[int, int]:
+    """A results file written as an ASlib scenario in the new folder ``folder`` (``formats/aslib.py``): the single
+    solvers' runs on the instances they all ran, the host's features of each instance and the folds the
+    selector is cross-validated on. Returns (algorithms, instances). ``notify`` hears the file reader's warnings."""
+    from nqueens_plugins.formats.aslib import Scenario, write_scenario
+    from nqueens_plugins.formats.records import Loaded, instance_label, read_runs
+    from nqueens_plugins.results.features import FEATURE_NAMES, features
+    from nqueens_plugins.results.selector import fold_of
+
+    target = Path(folder)
+    if os.path.lexists(target):
+        raise BadInput(f"{str(target)!r} exists: an ASlib scenario is written into a new folder")
+    loaded = Loaded()
+    scenario = Scenario()
+    for record in read_runs(Path(results), loaded):
+        scenario.add(record, instance_label(record) or "")
+    for warning in loaded.warnings:
+        (notify or python_warning)(f"warning: {warning}")
+    return write_scenario(target, Path(results).stem, scenario, FEATURE_NAMES, features, fold_of)
 
 
 def plot(results: str | Path, output: str | Path, *, notify: Notify | None = None) -> Path:

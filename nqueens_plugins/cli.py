@@ -762,10 +762,10 @@ def compare(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "markdown", "csv", "json", "html"]),
+    type=click.Choice(["table", "markdown", "csv", "json", "html", "aslib"]),
     default="table",
     show_default=True,
-    help="html: one self-contained page (needs -o).",
+    help="html: one self-contained page (needs -o); aslib: an ASlib scenario, a new folder (needs -o).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option(
@@ -777,6 +777,12 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
     from nqueens_plugins import api
 
     fmt = json_format(fmt, as_json)
+    if fmt == "aslib":
+        if output is None or baseline is not None:
+            raise BadInput("--format aslib writes a folder: give -o FOLDER (and no --baseline)")
+        algorithms, instances = api.export_aslib(results, output, notify=tell)
+        click.echo(f"wrote {output}: an ASlib scenario of {algorithms} algorithms on {instances} instances")
+        return
     shown = api.report(results, format=fmt, baseline=baseline, output=output, notify=tell)
     if output is None:
         show(shown)

@@ -1,0 +1,58 @@
+"""A records file written as an ASlib scenario (issue 42): read back with liac-arff, the reader ASlib's own checker uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import nqueens_plugins as nq
+from nqueens_plugins.results.features import FEATURE_NAMES
+
+arff = pytest.importorskip("arff")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("aslib") / "runs.jsonl"
+    nq.compare("bitset-mrv,min-conflicts,race(bitset-mrv,min-conflicts)", [6, 8, 10], trials=2, out=out)
+    return out
+
+
+def read(folder: Path, name: str) -> dict:
+    return arff.loads((folder / name).read_text(encoding="utf-8"))
+
+
+def test_the_scenario_reads_back_as_the_runs_were(runs: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "scenario"
+    assert nq.export_aslib(runs, folder) == (2, 3)  # the race is a portfolio, not an algorithm
+    algorithm_runs = read(folder, "algorithm_runs.arff")
+    assert [name for name, _ in algorithm_runs["attributes"]] == [
+        "instance_id", "repetition", "algorithm", "runtime", "runstatus",
+    ]  # fmt: skip
+    rows = algorithm_runs["data"]
+    assert len(rows) == 3 * 2 * 2  # instances x algorithms x trials
+    assert {row[2] for row in rows} == {"bitset-mrv", "min-conflicts"} and {row[1] for row in rows} == {1.0, 2.0}
+    assert all(row[4] == "ok" and 0 <= row[3] < 10 for row in rows)
+    features = read(folder, "feature_values.arff")
+    assert len(features["attributes"]) == 2 + len(FEATURE_NAMES) and len(features["data"]) == 3
+    assert sorted(row[2] for row in features["data"]) == [6.0, 8.0, 10.0]  # the n feature
+    folds = read(folder, "cv.arff")["data"]
+    assert len(folds) == 3 and all(1 <= row[2] <= 5 for row in folds)
+    description = (folder / "description.txt").read_text()
+    assert "algorithm_cutoff_time: 10" in description and '- "bitset-mrv"' in description
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "algorithm_runs.arff", "cv.arff", "description.txt", "feature_runstatus.arff", "feature_values.arff",
+    ]  # fmt: skip
+
+
+def test_an_existing_folder_is_refused_and_nothing_is_left_half_written(run_cli, runs: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    code, _, err = run_cli("report", str(runs), "--format", "aslib", "-o", str(taken))
+    assert code == 2 and "exists" in err and list(taken.iterdir()) == []
+    code, _, err = run_cli("report", str(runs), "--format", "aslib")
+    assert code == 2 and "-o FOLDER" in err
+    code, out, _ = run_cli("report", str(runs), "--format", "aslib", "-o", str(tmp_path / "new"))
+    assert code == 0 and "2 algorithms on 3 instances" in out
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []  # no staging folder left
