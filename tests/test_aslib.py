@@ -15,7 +15,7 @@ arff = pytest.importorskip("arff")
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("aslib") / "runs.jsonl"
-    nq.compare("bitset-mrv,min-conflicts,race(bitset-mrv,min-conflicts)", [6, 8, 10], trials=2, out=out)
+    nq.compare("bitset-mrv,min-conflicts", [6, 8, 10], trials=2, out=out)
     return out
 
 
@@ -25,7 +25,7 @@ def read(folder: Path, name: str) -> dict:
 
 def test_the_scenario_reads_back_as_the_runs_were(runs: Path, tmp_path: Path) -> None:
     folder = tmp_path / "scenario"
-    assert nq.export_aslib(runs, folder) == (2, 3)  # the race is a portfolio, not an algorithm
+    assert nq.export_aslib(runs, folder) == (2, 3)
     algorithm_runs = read(folder, "algorithm_runs.arff")
     assert [name for name, _ in algorithm_runs["attributes"]] == [
         "instance_id", "repetition", "algorithm", "runtime", "runstatus",
@@ -56,3 +56,13 @@ def test_an_existing_folder_is_refused_and_nothing_is_left_half_written(run_cli,
     code, out, _ = run_cli("report", str(runs), "--format", "aslib", "-o", str(tmp_path / "new"))
     assert code == 0 and "2 algorithms on 3 instances" in out
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []  # no staging folder left
+
+
+def test_a_race_is_a_portfolio_not_an_algorithm() -> None:
+    from nqueens_plugins.formats.aslib import Scenario
+
+    scenario = Scenario()
+    record = {"solver": "race(a,b)", "n": 8, "trial": 0, "seconds": 1.0, "status": "solved", "verified": True}
+    scenario.add(record, "")
+    scenario.add(record | {"solver": "a"}, "")
+    assert scenario.algorithms() == ["a"]
