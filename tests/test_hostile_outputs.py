@@ -103,10 +103,14 @@ def test_markdown_cells_keep_their_table_and_carry_no_html(run_cli, runs: Path, 
     crafted = crafted_names(runs, tmp_path, "a|b\n| evil | row |\n<script>alert(1)</script>")
     code, out, err = run_cli("report", str(crafted), "--format", "markdown")
     assert code == 0, err
-    lines = out.strip().splitlines()
+    summary, portfolio = out.strip().split("\n\n", 1)  # the comparison, then the portfolio table (two solvers)
+    lines = summary.splitlines()
     assert len(lines) == 2 + 4  # header, rule, one row per solver and n: no row was injected
     widths = {len(line.replace("\\|", "").split("|")) for line in lines}
     assert len(widths) == 1, lines  # every row has the header's number of cells
+    rows = [line for line in portfolio.splitlines() if line.startswith("|")]
+    assert len(rows) == 2 + 4  # header, rule, virtual best, single best, the two solvers: none injected
+    assert len({len(line.replace("\\|", "").split("|")) for line in rows}) == 1, rows
     assert "<script>" not in out and "&lt;script>" in out
 
 
