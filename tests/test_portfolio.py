@@ -97,7 +97,7 @@ def test_the_table_shows_the_ratio_to_the_virtual_best() -> None:
     result = found([run("a", 10, 1.0), run("b", 10, 4.0)])
     assert result is not None
     shown = plain_text(render_portfolio(result, "table"))
-    assert "x virtual best" in shown and "4.00" in shown and "single best: a" in shown
+    assert "x VBS" in shown and "4.00" in shown and "single best: a" in shown
     assert "| b | 4.0000 | 4.00 | 100% |" in render_portfolio(result, "markdown")
 
 

@@ -235,17 +235,28 @@ def in_terminal(args: Sequence[str], columns: int) -> str:
 def test_report_in_an_80_column_terminal_names_every_row(tmp_path: Path) -> None:
     results = write_results(tmp_path / "runs.jsonl", records())
     rows = summarise(records())
-    lines = in_terminal(["report", str(results)], 80).splitlines()
+    everything = in_terminal(["report", str(results)], 80).splitlines()
+    lines, portfolio = without_portfolio(everything)
     shown = read_rows(lines, [(r.solver, str(r.n)) for r in rows], 80)
     assert_every_cell_shown(shown, render_summary(rows, "markdown"), (0, 1))
     assert "split to fit 80 columns" in lines[0]
+    # the portfolio table that follows fits too, every solver's name whole on its line
+    assert portfolio and all(cell_len(line) <= 80 for line in portfolio), "\n".join(portfolio)
+    for solver in {r.solver for r in rows}:
+        assert any(line.lstrip().startswith(solver) for line in portfolio), (solver, portfolio)
+
+
+def without_portfolio(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The comparison's lines, and the portfolio table's that follow them (two solvers or more, one board)."""
+    start = next((i for i, line in enumerate(lines) if line.startswith("portfolio")), len(lines))
+    return lines[:start], lines[start:]
 
 
 def test_piped_output_stays_one_whole_table(tmp_path: Path, run_cli) -> None:
     results = write_results(tmp_path / "runs.jsonl", records())
     code, out, err = run_cli("report", str(results))
     assert code == 0, err
-    lines = out.splitlines()
+    lines, _ = without_portfolio(out.splitlines())
     assert lines[0].strip() == "comparison" and len(body_lines(lines)) == 1
     header = lines[2].split()
     assert header[:4] == ["solver", "n", "runs", "decided"] and header[-2:] == ["other", "outcomes"]

@@ -795,7 +795,7 @@ def instance_checks_summary(checks: Sequence[InstanceCheck], with_published: boo
 
 # --- the portfolio table (results/portfolio.py) ---------------------------------
 
-PORTFOLIO_HEADERS = ("solver", "PAR-2 s", "x virtual best", "decided", "gap closed")
+PORTFOLIO_HEADERS = ("solver", "PAR-2 s", "x VBS", "decided", "gap closed")
 
 
 def portfolio_cells(row: PortfolioRow, virtual_best: float) -> list[str]:
