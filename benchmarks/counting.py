@@ -1,7 +1,7 @@
-"""Exact counting speed (issues 11 and 26):
+"""Exact counting speed (issues 11, 26 and 41):
 
     python benchmarks/counting.py [--skip-17] [--with-18] [--with-19] [--with-20] [--with-20-dask]
-                                  [--asp-limit K]
+                                  [--asp-limit K] [--join-only]
 
 Every figure is measured in this run, on this machine (the CPU is printed first), and
 every count is checked against OEIS (A000170, or A002562 for classes). Absolute times
@@ -10,7 +10,12 @@ differ between machines by 2x and more, so the targets are ratios taken in this 
 * the yardstick ``../shared/bench/ref_count.c`` (the textbook bit-mask counter with the
   mirror symmetry, one thread), compiled here with ``gcc -O2`` and run at n = 16, 17
   (and 18 with ``--with-18``);
-* ``bitboard`` (start constellations, both cores), ``bitboard[method=takaken]`` (the
+* joining half boards (``bitboard[method=join]``, issue 41) against the yardstick and
+  start constellations, per core (CPU seconds of one worker, the quarters built inside
+  the time) and on both cores: targets per core n = 16 at most 0.05x, 17 at most 0.08x,
+  18 at most 0.02x the yardstick; n = 20 on both cores within 3 minutes and 2 GiB
+  (``--with-20``);
+* ``bitboard[method=constellations]`` (both cores), ``bitboard[method=takaken]`` (the
   method it replaced, same cores) and ``bitboard --unique``, as fractions of the
   yardstick's time: targets n = 17 at most 0.06x, ``--unique`` the same;
 * n = 18, 19 (``--with-18``, ``--with-19``): constellations at least 3x faster than
@@ -41,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import ASP, count, finish, header, machine, report, timed
+from common import ASP, count, cpu_timed, finish, header, machine, report, timed
 
 from nqueens_plugins.core.verify import known_count
 
@@ -84,13 +89,17 @@ class Yardstick:
         if compiler is None or not YARDSTICK.exists():
             raise SystemExit(f"the yardstick needs gcc and {YARDSTICK}")
         subprocess.run([compiler, "-O2", "-o", str(self.binary), str(YARDSTICK)], check=True)
+        self.measured: dict[int, float] = {}
 
     def seconds(self, n: int) -> float:
-        """The yardstick's own time for n (it prints the count and the seconds), checked against OEIS."""
-        output = subprocess.run([str(self.binary), str(n)], capture_output=True, text=True, check=True).stdout
-        solutions, seconds = output.split()
-        assert int(solutions) == known_count(n), output
-        return float(seconds)
+        """The yardstick's own time for n (it prints the count and the seconds), checked against OEIS;
+        run once per n in a run of this script (n = 18 takes minutes)."""
+        if n not in self.measured:
+            output = subprocess.run([str(self.binary), str(n)], capture_output=True, text=True, check=True).stdout
+            solutions, seconds = output.split()
+            assert int(solutions) == known_count(n), output
+            self.measured[n] = float(seconds)
+        return self.measured[n]
 
 
 def checked_count(spec: str, n: int, unique: bool = False) -> tuple[float, Any]:
@@ -114,7 +123,7 @@ def yardstick_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
     for n in sizes:
         reference = yardstick.seconds(n)
         report(f"yardstick ref_count n={n}", reference, None, note=f"{known_count(n):,} solutions")
-        new, result = checked_count("bitboard", n)
+        new, result = checked_count("bitboard[method=constellations]", n)
         old, _ = checked_count("bitboard[method=takaken]", n)
         unique, classes = checked_count("bitboard", n, unique=True)
         limit = 0.06 if n == 17 else None
@@ -130,6 +139,59 @@ def yardstick_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
         )
         if n >= 18:
             report(f"constellations / takaken time, n={n} (target: 3x faster)", new / old, 1 / 3, "x")
+
+
+JOIN_TARGETS = {16: 0.05, 17: 0.08, 18: 0.02}  # one worker's CPU seconds / the yardstick's (issue 41)
+
+
+def join_cpu_seconds(spec: str, n: int) -> float:
+    """CPU seconds of one worker counting n in this process, checked; for joining, the quarters of n are
+    built inside the time (the cache of an earlier count of n is emptied first)."""
+    from nqueens_plugins.builtin.engines import join_kernel
+
+    join_kernel.prepared.cache_clear()
+    return cpu_timed(lambda: checked_count(spec, n))
+
+
+def join_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
+    """Issue 41: joining half boards against the yardstick and start constellations, per core and on both."""
+    header("joining half boards (method=join): per core (CPU seconds of one worker) and on both cores")
+    for n in sizes:
+        reference = yardstick.seconds(n)
+        report(f"yardstick ref_count n={n}", reference, None, note=f"{known_count(n):,} solutions")
+        join = join_cpu_seconds("bitboard[method=join,workers=1]", n)
+        stars = join_cpu_seconds("bitboard[method=constellations,workers=1]", n)
+        report(
+            f"join, one worker n={n}: {join:.2f} CPU s",
+            join / reference,
+            JOIN_TARGETS.get(n),
+            "x",
+            note=f"constellations {stars:.2f} CPU s = {stars / reference:.3f}x: join {stars / join:.1f}x faster",
+        )
+        both, _ = checked_count("bitboard[method=join]", n)
+        stars_both, _ = checked_count("bitboard[method=constellations]", n)
+        report(
+            f"join, both cores n={n}: {both:.2f} s",
+            both / reference,
+            None,
+            "x",
+            note=f"constellations {stars_both:.2f} s = {stars_both / reference:.3f}x",
+        )
+
+
+def join_at_20() -> None:
+    """n = 20 by joining on both cores: within 3 minutes, its memory (the largest process's peak) within 2 GiB."""
+    import resource
+
+    header("n = 20 by joining half boards, both cores (issue 41: 3 minutes, 2 GiB)")
+    seconds, result = checked_count("bitboard[method=join]", 20)
+    peak = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    )
+    report(
+        "bitboard[method=join] n=20 (target: within 3 minutes)", seconds, 180, note=f"{result.solutions:,} = A000170"
+    )
+    report("its largest process's peak memory, GiB (target: 2)", peak / 2**20, 2.0, "GiB")
 
 
 def one_core(sizes: list[int]) -> None:
@@ -180,7 +242,7 @@ def on_dask(n: int) -> None:
     client = Client(cluster, set_as_default=False)
     try:
         with DaskExecutor(client=client) as executor:
-            seconds, result = timed(lambda: nq.count("bitboard", n, executor=executor))
+            seconds, result = timed(lambda: nq.count("bitboard[method=constellations]", n, executor=executor))
         assert result.verified is True and result.solutions == known_count(n), result
         assert classes_of(result) == known_count(n, unique=True), result.counters
         parts = f"{result.counters.get('parts', 0)} parts"
@@ -193,7 +255,7 @@ def on_dask(n: int) -> None:
 
 def against_takaken(n: int) -> None:
     """n = 19: the yardstick would take an hour; the target is the ratio to takaken, same run."""
-    new, result = checked_count("bitboard", n)
+    new, result = checked_count("bitboard[method=constellations]", n)
     old, _ = checked_count("bitboard[method=takaken]", n)
     report(f"bitboard (constellations) n={n}", new, None, note=f"{result.solutions:,} verified={result.verified}")
     report(f"bitboard[method=takaken] n={n}", old, None)
@@ -328,12 +390,22 @@ def main() -> None:
         "--with-20-dask", action="store_true", help="n = 20 on a Dask LocalCluster of 2 workers (another half hour)"
     )
     parser.add_argument("--asp-limit", type=int, default=30, help="ASP n = 28 instances for the masked counts")
+    parser.add_argument("--join-only", action="store_true", help="only the join section (issue 41), then n = 20")
     arguments = parser.parse_args()
     print(machine())
     count("bitboard", 12)  # load the kernels once, outside the timings
     count("bitboard", 14)
     count("bitboard[method=takaken]", 14)
+    count("bitboard[method=join]", 14)
     yardstick = Yardstick()
+    join_ratios(yardstick, [16] if arguments.skip_17 else [16, 17])
+    if arguments.with_18:
+        join_ratios(yardstick, [18])
+    if arguments.with_20:
+        join_at_20()
+    if arguments.join_only:
+        finish()
+        return
     yardstick_ratios(yardstick, [16] if arguments.skip_17 else [16, 17])
     if arguments.with_18:
         yardstick_ratios(yardstick, [18])
@@ -342,9 +414,9 @@ def main() -> None:
         against_takaken(19)
     if arguments.with_20:
         header("n = 20, both cores")
-        seconds, result = checked_count("bitboard", 20)
+        seconds, result = checked_count("bitboard[method=constellations]", 20)
         classes = f"{result.solutions:,} = A000170, {classes_of(result):,} classes = A002562"
-        report("bitboard n=20 (target: within 25 minutes)", seconds, 25 * 60, note=classes)
+        report("bitboard[method=constellations] n=20 (target: within 25 minutes)", seconds, 25 * 60, note=classes)
     if arguments.with_20_dask:
         header("n = 20 on a Dask LocalCluster of 2 single-threaded worker processes")
         on_dask(20)

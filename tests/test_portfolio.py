@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
-
 from nqueens_plugins.results.portfolio import Portfolio, portfolio
 from nqueens_plugins.results.summary import group_runs
 from nqueens_plugins.views.report import plain_text, render_portfolio

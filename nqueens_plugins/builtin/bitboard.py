@@ -21,8 +21,22 @@ which gives both the number of solutions (OEIS A000170) and of classes
 * ``takaken`` (``engines/symmetry_count.py``): Takaken's method, the first
   queens' rows bounded so that each class is met once; fastest below n = 14.
 
-``auto`` (the default) takes ``constellations`` from n = ``CONSTELLATIONS_FROM``
-on, whatever the engine, so a count is split the same way in every run. Other
+A third way counts plain boards without searching them queen by queen:
+
+* ``join`` (``engines/join_plan.py``): every partial placement of a quarter
+  board is listed once, top and bottom quarters are joined into half boards per
+  set of rows, and the left and right half boards whose diagonals do not clash
+  are counted in bulk (bit-sliced groups of 512 or 1024, AND and popcount); the
+  sets of rows are the count's pieces. Several times faster than
+  ``constellations`` per core from n = 16, at the price of memory (about 0.2
+  GiB at n = 18, 1.1 GiB at n = 20: ``join_plan.memory_bytes``, refused past
+  what ``--memory`` or the machine allows). It gives no classes, so
+  ``--unique`` counts by ``constellations`` (which has them in the same pass).
+
+``auto`` (the default) takes ``join`` from n = ``JOIN_FROM`` to ``JOIN_UNTIL``,
+``constellations`` from n = ``CONSTELLATIONS_FROM`` otherwise (and for
+``--unique``), whatever the engine, so a count is split the same way in every
+run (``benchmarks/counting.py`` measures the cut-overs). Other
 boards use the mirror symmetry where they have it (first queens in the top half
 of the first column, counted twice); the few plain boards below 6 have their
 classes counted by canonical forms.
@@ -55,8 +69,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.builtin.backtracking import backtrack
-from nqueens_plugins.builtin.engines import constellations, symmetry_count
+from nqueens_plugins.builtin.engines import constellations, join_plan, symmetry_count
 from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
+from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.hookspecs import hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status
 from nqueens_plugins.core.solver import Option, Solver
@@ -71,7 +86,10 @@ MAX_N = 62  # rows must fit a 64-bit word in the compiled kernel
 SPLIT_DEPTH = 3  # columns placed before subtrees are handed out (fewer for small n; one more by symmetry)
 BATCH = 64  # pieces counted between two polls of the budget in one process (fewer for large constellations)
 CONSTELLATIONS_FROM = 14  # method=auto counts plain boards by constellations from here (benchmarks/counting.py)
-METHODS = ("auto", "constellations", "takaken")
+JOIN_FROM = 16  # method=auto counts plain boards by joining half boards from here (benchmarks/counting.py) ...
+JOIN_UNTIL = 21  # ... to here: past it the quarters take several GiB (join_plan.memory_bytes)
+JOIN_BATCH = 2048  # rows sets counted between two polls of the budget at n = 14 (halved per step of n)
+METHODS = ("auto", "constellations", "takaken", "join")
 
 Task = tuple[int, int, int, int, int, tuple[int, ...]]  # rows, diagonals, anti, next column, weight, rows so far
 
@@ -102,6 +120,35 @@ def seconds_per_node(kernel: str) -> float:
     start = time.perf_counter()
     count_pieces(small, "constellations", chosen, kernel)
     return (time.perf_counter() - start) / constellations.sample_nodes(calibration)
+
+
+# One core's seconds for a count by joining at n, relative to n = 14's (measured here: the kernel loaded, the
+# quarters built inside the time; n = 20 took 394 CPU s, 80x n = 18). Past n = 18, about 9x per step.
+JOIN_RELATIVE = {14: 1.0, 15: 7.2, 16: 9.5, 17: 80.0, 18: 265.0, 20: 21500.0}
+JOIN_CALIBRATION_N = {"numba": 14, "python": 9}
+
+
+def join_relative(n: int) -> float:
+    """A count by joining at n against one at n = 14, in time (``JOIN_RELATIVE``, extended both ways)."""
+    if n in JOIN_RELATIVE:
+        return JOIN_RELATIVE[n]
+    if n < 14:
+        return 6.0 ** (n - 14)
+    return JOIN_RELATIVE[18] * 9.0 ** (n - 18)
+
+
+def estimate_join_seconds(n: int, workers: int, kernel: str) -> float:
+    """How long counting n by joining would take here: a small count timed now (a few hundredths of a
+    second), scaled by the measured growth (``join_relative``), shared by ``workers`` processes."""
+    calibration = JOIN_CALIBRATION_N[kernel]
+    small = Problem(calibration)
+    count_pieces(small, "join", plan(small, "join")[:1], kernel)  # loads the kernel, builds the quarters
+    start = time.perf_counter()
+    count_pieces(small, "join", plan(small, "join"), kernel)
+    seconds = time.perf_counter() - start
+    if kernel == "python":  # the pure-Python engine grows about 6x per step of n
+        return seconds * 6.0 ** (n - calibration) / max(1, workers)
+    return seconds * join_relative(n) / max(1, workers)
 
 
 def estimate_takaken_seconds(n: int) -> float:
@@ -239,17 +286,22 @@ def symmetric_split(problem: Problem) -> bool:
     return problem.is_plain and problem.n >= symmetry_count.MIN_N
 
 
-def way_of(problem: Problem, options: Mapping[str, Any]) -> str:
-    """How this count is split: "constellations", "takaken" (both once per class) or "mirror".
+def way_of(problem: Problem, options: Mapping[str, Any], unique: bool = False) -> str:
+    """How this count is split: "join" (half boards), "constellations", "takaken" (both once per class)
+    or "mirror".
 
     ``method=auto`` depends on n alone, never on the engine, so that a count is
-    split the same way in every run (``count --resume`` relies on it).
+    split the same way in every run (``count --resume`` relies on it). Joining
+    counts no classes: ``--unique`` takes constellations (or Takaken's) instead.
     """
+    method = options.get("method", "auto")
+    n = problem.n
+    if problem.is_plain and not unique and (method == "join" or method == "auto" and JOIN_FROM <= n <= JOIN_UNTIL):
+        return "join"
     if not symmetric_split(problem):
         return "mirror"
-    method = options.get("method", "auto")
-    if method == "auto":
-        return "constellations" if problem.n >= CONSTELLATIONS_FROM else "takaken"
+    if method in ("auto", "join"):
+        return "constellations" if n >= CONSTELLATIONS_FROM else "takaken"
     return str(method)
 
 
@@ -257,6 +309,8 @@ def plan(problem: Problem, way: str) -> list[Any]:
     """The independent pieces of a count: constellations, ``symmetry_count.Subtree`` or mirror ``Task`` tuples."""
     if way == "constellations":
         return list(constellations.generate(problem.n))
+    if way == "join":
+        return list(join_plan.tasks(problem.n))
     if way == "takaken":
         return list(symmetry_count.subtrees(problem.n, split_depth(problem.n) + 1))
     return split(problem, split_depth(problem.n))
@@ -267,12 +321,22 @@ def batch_size(problem: Problem, way: str) -> int:
     fewer of them at a time as n grows (a poll every few tenths of a second at most)."""
     if way == "constellations":
         return max(1, BATCH >> max(0, problem.n - 14))
+    if way == "join":  # a rows set costs about 5x more per step of n
+        return max(1, JOIN_BATCH >> max(0, 2 * (problem.n - 14)))
     return BATCH
 
 
 def count_pieces(problem: Problem, way: str, pieces: list[Any], kernel: str) -> tuple[int, int, int, int]:
     """(weighted solutions, classes of 2, of 4, of 8) below ``pieces``; classes are 0 for mirror tasks."""
     n = problem.n
+    if way == "join":
+        if kernel == "numba":
+            from nqueens_plugins.builtin.engines import join_kernel
+
+            return join_kernel.count(n, pieces), 0, 0, 0
+        from nqueens_plugins.builtin.engines import join_python
+
+        return join_python.count(n, pieces), 0, 0, 0
     if way in ("constellations", "takaken"):
         if way == "constellations" and kernel == "numba":
             from nqueens_plugins.builtin.engines import constellation_kernel
@@ -297,6 +361,8 @@ def count_pieces(problem: Problem, way: str, pieces: list[Any], kernel: str) -> 
 
 def piece_counters(way: str, counted: int, sums: list[int]) -> dict[str, int]:
     """The counters of a count or of one of its pieces: what was counted, and the classes by size."""
+    if way == "join":
+        return {"row_sets": counted}
     counters = {"constellations" if way == "constellations" else "subtrees": counted}
     if way != "mirror":
         counters |= {"classes_2": sums[1], "classes_4": sums[2], "classes_8": sums[3]}
@@ -319,8 +385,9 @@ class Bitboard(Solver):
             "method",
             str,
             "auto",
-            "plain boards: start constellations (the border first) or Takaken's; auto: "
-            f"constellations from n = {CONSTELLATIONS_FROM}",
+            "plain boards: start constellations (the border first), Takaken's, or joining half boards "
+            f"(no --unique); auto: join for n = {JOIN_FROM}..{JOIN_UNTIL}, else constellations from "
+            f"n = {CONSTELLATIONS_FROM}",
             choices=METHODS,
         ),
     )
@@ -336,7 +403,11 @@ class Bitboard(Solver):
         Takaken's method); None for other instances, whose time depends on the instance."""
         if not problem.is_plain:
             return None
-        if way_of(problem, options) == "constellations":
+        way = way_of(problem, options)
+        if way == "join":
+            refuse_join(problem.n, chunk_kernel(problem.n, options))
+            return estimate_join_seconds(problem.n, workers_of(options), chunk_kernel(problem.n, options))
+        if way == "constellations":
             return estimate_count_seconds(problem.n, workers_of(options), chunk_kernel(problem.n, options))
         return estimate_takaken_seconds(problem.n) if use_numba(options) else None
 
@@ -344,8 +415,8 @@ class Bitboard(Solver):
         """What a first count in a fresh worker needs loaded: "python" (nothing: a small count never waits
         for numba, 0.7 s to import here), "constellations" (that compiled counter) or "numba" (the others)."""
         kernel = chunk_kernel(problem.n, options)
-        if kernel == "numba" and way_of(problem, options) == "constellations":
-            return "constellations"
+        if kernel == "numba" and way_of(problem, options) in ("constellations", "join"):
+            return way_of(problem, options)
         return kernel
 
     def warm_up(self, options: Mapping[str, Any], preparation: str = "numba") -> None:
@@ -354,8 +425,8 @@ class Bitboard(Solver):
         if not use_numba(options) or preparation == "python":
             return
         small = Problem(8)
-        if preparation == "constellations":
-            count_pieces(small, "constellations", plan(small, "constellations"), "numba")
+        if preparation in ("constellations", "join"):
+            count_pieces(small, preparation, plan(small, preparation), "numba")
         else:
             count_pieces(small, "takaken", plan(small, "takaken"), "numba")
             count_pieces(small, "mirror", split(small, 1), "numba")
@@ -370,13 +441,15 @@ class Bitboard(Solver):
         if problem.contradiction() is not None:
             return Count(Status.SOLVED, 0, False, 0, {"subtrees": 0, "workers": 1})
         n = problem.n
+        way = way_of(problem, options, unique)
+        if way == "join":
+            refuse_join(n, chunk_kernel(n, options))
         if unique and not symmetric_split(problem):  # n < 6: a handful of solutions
             tasks = split(problem, 0 if n < 2 else (1 if n % 2 == 0 else 2))
             total, finished = count_unique(problem, tasks, budget)
             status = Status.SOLVED if finished else Status.TIMED_OUT
             return Count(status, total, True, len(tasks), {"subtrees": len(tasks)})
         kernel = chunk_kernel(n, options)
-        way = way_of(problem, options)
         pieces = plan(problem, way)
         workers = workers_of(options)
         if len(pieces) < 2 or n < 12:
@@ -396,10 +469,13 @@ class Bitboard(Solver):
         for the same n and options; a constellations part carries its index in the list."""
         if problem.n < 12 or problem.contradiction() is not None or (unique and not symmetric_split(problem)):
             return None
-        way = way_of(problem, options)
+        way = way_of(problem, options, unique)
         parts = LONG_COUNT_PARTS if problem.n >= 18 else PARTS
         if way == "constellations":
             return list(constellations.pieces(problem.n, parts))
+        if way == "join":
+            refuse_join(problem.n, chunk_kernel(problem.n, options))
+            return list(join_plan.pieces(problem.n, parts))
         pieces = plan(problem, way)
         parts = min(len(pieces), parts)
         return [pieces[i::parts] for i in range(parts)]
@@ -407,10 +483,14 @@ class Bitboard(Solver):
     def count_part(
         self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any
     ) -> Count:
+        pieces: list[Any]
         if isinstance(part, constellations.Piece):
             way, pieces = "constellations", list(part.constellations)
+        elif isinstance(part, join_plan.Piece):
+            refuse_join(problem.n, chunk_kernel(problem.n, options))
+            way, pieces = "join", list(part.tasks)
         else:
-            way, pieces = way_of(problem, options), part
+            way, pieces = way_of(problem, options, unique), part
         sums, done = count_in_batches(problem, way, pieces, chunk_kernel(problem.n, options), budget)
         status = Status.SOLVED if done == len(pieces) else Status.TIMED_OUT
         return Count(status, sum(sums[1:]) if unique else sums[0], unique, done, piece_counters(way, done, sums))
@@ -429,6 +509,13 @@ def count_in_batches(
         sums = [a + b for a, b in zip(sums, count_pieces(problem, way, batch, kernel))]
         done += len(batch)
     return sums, done
+
+
+def refuse_join(n: int, kernel: str) -> None:
+    """Refuse, before any work, a count by joining that needs more memory than this process may take."""
+    refusal = join_plan.memory_refusal(n, kernel)
+    if refusal is not None:
+        raise BadInput(refusal)
 
 
 def workers_of(options: Mapping[str, Any]) -> int:
@@ -450,7 +537,9 @@ def count_in_processes(
     # Interleaved chunks mix large and small pieces, so the cores finish together.
     chunks = [pieces[i::chunk_count] for i in range(chunk_count)]
     if kernel == "numba":  # load the compiled kernel here (if warm_up did not): forked processes then start with it
-        if way == "constellations":  # a small board's: the first of this one may take a while
+        if way == "join":  # and the quarters of this n, which the forked processes share
+            count_pieces(problem, way, [], kernel)
+        elif way == "constellations":  # a small board's: the first of this one may take a while
             count_pieces(Problem(8), way, list(constellations.generate(8)[:1]), kernel)
         else:
             count_pieces(problem, way, pieces[:1], kernel)

@@ -18,20 +18,53 @@ after ``max_steps`` steps or when stuck). Both are options everywhere.
 
 Initial board (option ``init``):
 
-* ``random`` (default, as in the seed tutorial): a uniformly random row per column.
-* ``greedy``: column by column, each queen tries up to ``greedy_tries`` random
-  rows not yet used and takes the first one no placed queen attacks, else the
-  least attacked of those tried (the conflict-free start of Sosič and Gu; Minton
-  et al. report about 50 repairs after such a start for a million queens). It
-  is what makes n = 10^5 .. 10^6 reachable; from a random start each of the
-  ~n repairs costs O(n).
+* ``random`` (default): a uniformly random row per column, as in the seed tutorial.
+* ``minton``: the greedy start of Minton et al.: column by column (the fixed
+  queens first), each free queen on a row of its column with the fewest
+  conflicts with the queens already placed, over every open row, ties broken
+  at random (``minton_board``: exactly that, drawing rows before it scans them). This is
+  the setting that reproduces their "about 50 repairs, independent of n"
+  (10^2 to 10^6 queens): measured here, mean repairs 48.0, 52.5, 51.1, 54.8
+  and 44.8 at n = 10^2, 10^3, 10^4, 10^5 and 10^6 (1,000, 500, 200, 40 and 20
+  runs, every one solved and verified; each 99 % interval holds 50)
+  (``benchmarks/literature.py``, its output in ``benchmarks/results/literature.txt``).
+  A run at 10^6, start and verification included, took 4.0 to 5.9 s at load
+  3.6 to 5 on the 2-core machine (``sosic-gu`` 5.8 to 6.7 s, interleaved), and
+  2.6 to 2.8 s at load 1.4 to 2.7 before the start's scans were cut (0.5 s of
+  them); the saved benchmark ran at load 7 (13 s).
+* ``sosic-gu``: each queen tries up to ``greedy_tries`` random unused rows and
+  takes the first one no placed queen attacks, else the least attacked of those
+  tried (the conflict-free start of Sosič and Gu). It does not reproduce
+  Minton's figure: it leaves more queens attacked as n grows (about 1,160 at
+  10^6, against about 12 from ``minton``), and the repairs grow with them:
+  56, 70, 95, 195 and 758 at the same sizes and seeds.
+* ``greedy``: ``sosic-gu`` under the name it had before both existed, kept
+  meaning the same so that a recorded ``init=greedy`` run replays the same
+  board from its seed (and the large-board figures measured with it still hold).
+
+Either greedy start is what makes n = 10^5 .. 10^6 reachable: from a random
+start each of the ~n repairs costs O(n). The default is chosen by measurement
+(1,000 runs at n = 8, 500 at 16, 300 at 32, 100 at 100, 20 at 1,000): at the
+tutorial's sizes the three starts are alike (n = 8: 943, 944 and 938 of 1,000
+solved from random, minton and sosic-gu; n = 16: 492, 493, 494 of 500), and
+from n = 32 ``minton`` needs the fewest repair steps (53 against 61 and 91 at
+n = 32; 57 against 68 and 691 at n = 1,000). So ``random`` stays the default,
+the seed tutorial's method (every default here reproduces its tutorial), and
+``minton`` is the start to choose from n = 32 up (at 10^6 its start takes 1.1
+to 1.2 times as long as ``sosic-gu``'s, and its ~50 repairs save the ~750 of
+``sosic-gu``: a whole run is no slower).
 
 Counts: one **iteration** is one repair step (a conflicted queen chosen and
-given its best row, or a random one on a noise step). One **move** is one
-queen placed or moved: the free queens of each board, then each repair that
-changes a row. Counters: ``initial_conflicts`` (attacked queens on the first
-board), ``stuck`` (the last board was provably stuck), ``restarts`` and
-``noise_steps``.
+given its best row, or a random one on a noise step; the queen may stay where
+it is). One **move** is one queen placed or moved: the free queens of each
+board (the start's placements, whichever ``init``: n on a plain board), then
+each repair that changes a row. So the start is counted in moves only, and the
+repairs after it (Minton's figure) are ``moves`` minus the free queens times
+the boards (``moves - n`` on a plain board, which never restarts by default):
+the counter ``steps``, the textbooks' step count that the comparison table shows
+when solved and when stuck. Counters: ``steps``, ``initial_conflicts``
+(attacked queens on the first board), ``stuck``
+(the last board was provably stuck), ``restarts`` and ``noise_steps``.
 
 Speed: the line counts are kept incrementally; the best row of a column is a
 vectorised sum of three slices of those counts (O(n) numpy work, no Python
@@ -41,11 +74,13 @@ queens it attacks are found with one vectorised comparison per line), so the
 board is never rescanned.
 
 Memory: the board is ``lean_board.LeanBoard`` (int32 queens, one byte per
-line) and the greedy start works in int32 rows and byte counters, so a run
-peaks at about 12 bytes a queen, verification included (10^7 queens:
-``benchmarks/large_boards.py``). A run from a random start also keeps every
-attacked queen in a Python list and dict, about 110 bytes each (measured): the greedy start
-is the one for millions of queens.
+line) and the greedy starts work in int32 rows and byte counters (12 bytes a
+queen for ``sosic-gu``, 13 for ``minton``, which also counts rows), so a run
+peaks at about 13 to 14 bytes a queen above the imports, verification included
+(10^7 queens, ``large_boards.solve_apart``: 12.9 with ``init=greedy``, 13.8
+with ``init=minton``). A run from a random start
+also keeps every attacked queen in a Python list and dict, about 110 bytes each
+(measured): a greedy start is the one for millions of queens.
 """
 
 from __future__ import annotations
@@ -53,11 +88,12 @@ from __future__ import annotations
 import random
 import sys
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nqueens_plugins.builtin.engines import lean_board
 from nqueens_plugins.builtin.engines.board import numpy_rng, open_rows_of
 from nqueens_plugins.builtin.engines.lean_board import LeanBoard
 from nqueens_plugins.core.hookspecs import hookimpl
@@ -72,6 +108,9 @@ CHECK_EVERY = 64  # repair steps between clock reads
 # plain boards keep the tutorial's method: no noise, no restarts.
 INSTANCE_NOISE = 0.05
 INSTANCE_RESTARTS = 100
+# Initial boards: "greedy" is Sosič and Gu's start under its old name, kept so that a recorded
+# min-conflicts[init=greedy] run replays the same (see the module docstring).
+INITS = ("random", "minton", "sosic-gu", "greedy")
 
 
 def greedy_board(
@@ -132,6 +171,171 @@ def greedy_board(
     return np.frombuffer(queens, dtype=np.int32)
 
 
+# Minton's start: the random unused rows a queen draws before it scans the unused rows, at least
+# MINTON_TRIES and one for every ROWS_A_DRAW unused rows (a draw in Python costs about what a
+# vectorised look at 16 to 20 rows does, measured), so that a scan never costs much more than the draws.
+MINTON_TRIES = 32
+ROWS_A_DRAW = 16
+
+
+def minton_board(problem: Problem, rng: random.Random, open_rows: Mapping[int, np.ndarray] | None = None) -> np.ndarray:
+    """Minton's greedy start: column by column, each free queen on a row of its column with the
+    fewest conflicts with the queens already placed (the fixed queens, then the columns before it),
+    over every open row, ties broken at random.
+
+    Exactly that, and fast: a row no placed queen attacks is an unused row with both diagonals
+    empty, so the queen draws random unused rows (``MINTON_TRIES``, or more where a scan would cost
+    more) and takes the first such row (rejection sampling: uniform among the unattacked rows);
+    failing that, it scans the unused rows (O(len(unused)), vectorised) and draws among the
+    unattacked ones; only when there is none does it scan every open row of its column
+    (``least_attacked_row``, O(n) vectorised) for the fewest attacks, ties drawn uniformly. Each
+    branch draws uniformly among the same rows, so the boards come with the probabilities a scan of
+    every row of every column would give them (``tests/test_min_conflicts_start.py`` checks both).
+    Measured at n = 10^6 (seed 1): 29 scans of the unused rows and 8 full scans, the rest draws;
+    the start takes 1.1 to 1.2 times as long as Sosič and Gu's 32 tries.
+
+    Lean: int32 rows (``array``) and one byte per row and diagonal, 13 bytes a queen, and scans in
+    blocks of ``lean_board.BLOCK`` rows (14.6 bytes a queen at peak at 10^6, tracemalloc). A count
+    saturates at 255: counts only rank rows, and on a plain board a queen goes where at most 2
+    queens attack (the attacks on a column's squares average under 3 a row), so only a blocked
+    instance with 255 queens on one line could reach it. Rows a full scan takes stay in ``unused``
+    until drawn, then are dropped. Returns int32 queens, sharing the ``array``'s memory.
+    """
+    open_rows = open_rows or {}
+    n = problem.n
+    shift = n - 1
+    used = set(problem.fixed.values())
+    unused = array("i", (r for r in range(n) if r not in used) if used else range(n))
+    queens = array("i", bytes(4 * n))
+    rows, diagonals, anti = lines = bytearray(n), bytearray(2 * n - 1), bytearray(2 * n - 1)
+    fixed = problem.fixed
+    for column, row in fixed.items():  # there before any queen is placed
+        queens[column] = row
+        count_queen(lines, column, row)
+    blocked = problem.blocked
+    draw = rng.random
+    for column in range(n):
+        if fixed and column in fixed:
+            continue
+        row = -1
+        for _ in range(max(MINTON_TRIES, len(unused) // ROWS_A_DRAW)):  # inline: the usual case
+            if not unused:
+                break
+            index = int(draw() * len(unused))
+            candidate = unused[index]
+            if rows[candidate]:  # a row a full scan took: drop it, draw again
+                unused[index] = unused[-1]
+                unused.pop()
+            elif (
+                not diagonals[candidate + column]
+                and not anti[candidate - column + shift]
+                and not (blocked and (column, candidate) in blocked)
+            ):
+                row = candidate
+                unused[index] = unused[-1]
+                unused.pop()
+                break
+        if row >= 0:  # unattacked: every count was 0
+            queens[column] = row
+            rows[row] = 1
+            diagonals[row + column] = 1
+            anti[row - column + shift] = 1
+            continue
+        allowed = open_rows.get(column)
+        row = unattacked_unused_row(column, unused, lines, allowed, draw)
+        if row < 0:
+            row = least_attacked_row(column, lines, allowed, draw)
+        queens[column] = row
+        count_queen(lines, column, row)
+    return np.frombuffer(queens, dtype=np.int32)
+
+
+def count_queen(lines: tuple[bytearray, bytearray, bytearray], column: int, row: int) -> None:
+    """Count a queen on its row, diagonal and anti-diagonal (saturating at 255)."""
+    rows, diagonals, anti = lines
+    d, a = row + column, row - column + len(rows) - 1
+    if rows[row] < 255:
+        rows[row] += 1
+    if diagonals[d] < 255:
+        diagonals[d] += 1
+    if anti[a] < 255:
+        anti[a] += 1
+
+
+def unattacked_unused_row(
+    column: int,
+    unused: array[int],
+    lines: tuple[bytearray, bytearray, bytearray],
+    allowed: np.ndarray | None,
+    draw: Callable[[], float],
+) -> int:
+    """A row of ``column`` that no placed queen attacks, drawn uniformly from them (and removed from
+    ``unused``), or -1 when there is none: a vectorised scan of the unused rows (O(len(unused))), in
+    blocks of ``lean_board.BLOCK`` rows (temporaries of a few MiB)."""
+    if not unused:
+        return -1
+    rows, diagonals, anti = (np.frombuffer(counts, dtype=np.uint8) for counts in lines)
+    shift = len(rows) - 1
+    found = []
+    block = lean_board.BLOCK
+    for start in range(0, len(unused), block):
+        candidates = np.frombuffer(unused, dtype=np.int32)[start : start + block]  # int32: n < 2^30 (max_n)
+        free = (rows[candidates] == 0) & (diagonals[candidates + column] == 0)
+        free &= anti[candidates - column + shift] == 0
+        if allowed is not None:
+            free &= np.isin(candidates, allowed)
+        found.append(np.flatnonzero(free) + start)
+    del candidates  # a view of ``unused``, which cannot shrink while it is held
+    positions = np.concatenate(found)
+    if not len(positions):
+        return -1
+    index = int(positions[int(draw() * len(positions))])
+    row = unused[index]
+    unused[index] = unused[-1]
+    unused.pop()
+    return row
+
+
+def least_attacked_row(
+    column: int, lines: tuple[bytearray, bytearray, bytearray], allowed: np.ndarray | None, draw: Callable[[], float]
+) -> int:
+    """A row drawn uniformly from the open rows of ``column`` that the fewest placed queens attack.
+
+    Every row is scanned, in blocks of ``lean_board.BLOCK`` rows, twice at most: once to find the
+    fewest attacks and how many rows of each block have them, and once more in the block where the
+    drawn tie falls. The ties are never gathered: late in the start a third of a million-queen column
+    can tie, and their indices would cost more memory than the whole board."""
+    rows, diagonals, anti = (np.frombuffer(counts, dtype=np.uint8) for counts in lines)
+    n = len(rows)
+    if allowed is not None:  # open rows only: index them (a blocked instance's column)
+        counts = np.add(rows[allowed], diagonals[allowed + column], dtype=np.int16)
+        counts += anti[allowed - column + (n - 1)]
+        ties = allowed[counts == counts.min()]
+        return int(ties[int(draw() * len(ties))])
+
+    def block_counts(start: int) -> np.ndarray:
+        stop = min(n, start + lean_board.BLOCK)
+        counts = np.add(rows[start:stop], diagonals[column + start : column + stop], dtype=np.int16)
+        counts += anti[n - 1 - column + start : n - 1 - column + stop]
+        return counts
+
+    fewest = sys.maxsize
+    tied_blocks: list[tuple[int, int]] = []  # (first row, rows with the fewest attacks) of each block
+    for start in range(0, n, lean_board.BLOCK):
+        counts = block_counts(start)
+        least = int(counts.min())
+        if least < fewest:
+            fewest, tied_blocks = least, []
+        if least == fewest:
+            tied_blocks.append((start, int(np.count_nonzero(counts == least))))
+    chosen = int(draw() * sum(tied for _, tied in tied_blocks))
+    for start, tied in tied_blocks:
+        if chosen < tied:
+            return start + int(np.flatnonzero(block_counts(start) == fewest)[chosen])
+        chosen -= tied
+    raise AssertionError("a drawn tie lies in a block")
+
+
 class ConflictedQueens:
     """The queens that may be attacked: a list for uniform draws plus an index for O(1) removal.
 
@@ -173,8 +377,14 @@ class MinConflicts(Solver):
     # what benchmarks/large_boards.py measures (the README has the figure).
     bytes_per_queen = 16
     options = (
-        Option("init", str, "random", "initial board", choices=("random", "greedy")),
-        Option("greedy_tries", int, 32, "random rows a queen tries with init=greedy", minimum=1),
+        Option(
+            "init",
+            str,
+            "random",
+            "initial board: random rows, Minton's greedy start, or Sosič and Gu's (greedy: the same as sosic-gu)",
+            choices=INITS,
+        ),
+        Option("greedy_tries", int, 32, "random rows a queen tries with init=sosic-gu (or greedy)", minimum=1),
         Option(
             "max_steps", int, None, "repair steps per board before giving up; none means max(1000, 100 n)", minimum=0
         ),
@@ -206,19 +416,20 @@ class MinConflicts(Solver):
         )
         max_steps = options["max_steps"] if options["max_steps"] is not None else max(1000, 100 * n)
         if problem.contradiction() is not None:
-            return Outcome(
-                Status.GAVE_UP, None, 0, 0, {"initial_conflicts": 0, "stuck": 0, "restarts": 0, "noise_steps": 0}
-            )
+            counters = {"steps": 0, "initial_conflicts": 0, "stuck": 0, "restarts": 0, "noise_steps": 0}
+            return Outcome(Status.GAVE_UP, None, 0, 0, counters)
         generator = numpy_rng(rng)
         open_rows = open_rows_of(problem)
         fixed = problem.fixed
         steps = moves = restarts = noise_steps = 0
+        placed = 0  # queens placed by starts (moves that are not repairs)
         initial_conflicts = 0
         board: LeanBoard | None = None
         stuck = False
 
         def outcome(status: Status) -> Outcome:
             counters = {
+                "steps": moves - placed,  # Minton's repairs: queens moved after the start
                 "initial_conflicts": initial_conflicts,
                 "stuck": int(stuck),
                 "restarts": restarts,
@@ -228,13 +439,16 @@ class MinConflicts(Solver):
 
         while True:
             board = None  # a restart never holds two boards
-            if options["init"] == "greedy":
+            if options["init"] in ("sosic-gu", "greedy"):
                 board = LeanBoard(
                     n, greedy_board(problem, rng, options["greedy_tries"], open_rows), fixed, open_rows, budget.trace
                 )
+            elif options["init"] == "minton":
+                board = LeanBoard(n, minton_board(problem, rng, open_rows), fixed, open_rows, budget.trace)
             else:
                 board = LeanBoard.random(problem, generator, open_rows, budget.trace)
             moves += board.free_count
+            placed += board.free_count
             conflicted = ConflictedQueens(board.conflicted_columns())
             if restarts == 0:
                 initial_conflicts = len(conflicted)
