@@ -115,6 +115,8 @@ print(json.dumps({
     "to_40_success": {f"{r.solver}@{r.n}": r.success_rate for r in summary.itertuples()},
     "traced": [str(traced.status), traced.verified, frames],
     "stuck": [str(stuck.status), stuck.queens is not None],
+    "book": book_table.reset_index().to_dict("records"),
+    "repairs": repairs.reset_index().to_dict("records"),
 }))
 """
 
@@ -138,6 +140,15 @@ def test_the_tutorials_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         assert shown(notebook, cell, "image/png"), f"{cell} drew no figure"
     assert "of the steps of the solved runs came after T reached its floor" in printed(notebook, "schedule")
     assert "<iframe srcdoc=" in shown(notebook, "animation", "text/html")
+    # the books' figures: every one printed beside its measure; seeded runs, so the verdicts are fixed
+    book = {(row["method"], row["figure"]): row for row in facts["book"]}
+    assert len(book) == 8 and all(
+        row["verdict"] in ("inside", "agrees once rounded", "differs") for row in book.values()
+    )
+    assert book[("steepest ascent", "solved %")]["verdict"] == "inside"
+    repairs = {(row["start"], row["n"]): row for row in facts["repairs"]}
+    assert repairs[("minton", 100)]["verdict"] == repairs[("minton", 1000)]["verdict"] == "inside"
+    assert repairs[("sosic-gu", 1000)]["repairs"] > repairs[("minton", 1000)]["repairs"]
 
 
 HARD_PROBE = """
