@@ -231,7 +231,8 @@ def test_a_count_beyond_reach_is_estimated_not_started(monkeypatch: pytest.Monke
     assert 0 < bitboard.seconds_per_node("python") < 1e-3  # measured here: about 1e-6, 1e-3 under no load
     monkeypatch.setattr(bitboard, "seconds_per_node", lambda kernel: 4.4e-9)  # numba, one EPYC core
     solver = Bitboard()
-    options = {o.name: o.default for o in solver.options} | {"workers": 2}
+    # constellations' estimate (method=auto joins half boards at n = 20; test_join_count estimates that)
+    options = {o.name: o.default for o in solver.options} | {"workers": 2, "method": "constellations"}
     seconds_at_20, seconds_at_40 = (solver.count_seconds(Problem(n), options) for n in (20, 40))
     assert seconds_at_20 == pytest.approx(constellations.sample_nodes(20) * 4.4e-9 / 2)
     assert 20 * 60 < seconds_at_20 < 30 * 60  # n = 20 took 25 minutes on two such cores
