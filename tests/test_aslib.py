@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nqueens_plugins as nq
 from nqueens_plugins.results.features import FEATURE_NAMES
@@ -66,3 +68,17 @@ def test_a_race_is_a_portfolio_not_an_algorithm() -> None:
     scenario.add(record, "")
     scenario.add(record | {"solver": "a"}, "")
     assert scenario.algorithms() == ["a"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_any_name_reads_back_as_written(name: str) -> None:
+    import yaml
+
+    from nqueens_plugins.formats.aslib import arff_value, quoted
+
+    text = "@RELATION r\n@ATTRIBUTE s STRING\n@DATA\n" + arff_value(name) + "\n"
+    read = arff.loads(text)["data"]
+    assert read[0][0] == name or (name in ("ok", "timeout", "memout", "not_applicable", "crash", "other",
+                                           "presolved", "unknown"))  # fmt: skip
+    assert yaml.safe_load(f"- {quoted(name)}") == [name]

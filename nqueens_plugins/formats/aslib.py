@@ -180,7 +180,14 @@ def description(scenario_id: str, algorithms: list[str], feature_names: list[str
 
 def quoted(text: str) -> str:
     """A YAML scalar: a solver's label (``a[x=1,y=2]``) quoted, since brackets and commas mean lists there."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(c if yaml_printable(c) else f"\\U{ord(c):08x}" for c in escaped) + '"'
+
+
+def yaml_printable(c: str) -> bool:
+    """What YAML lets stand as itself in a double-quoted scalar (the rest is escaped)."""
+    o = ord(c)
+    return 0x20 <= o <= 0x7E or 0xA0 <= o <= 0xD7FF or 0xE000 <= o <= 0xFFFD and o != 0xFEFF or 0x10000 <= o
 
 
 def arff(relation: str, attributes: list[tuple[str, str]], rows: Iterable[list[Any]]) -> str:
@@ -199,4 +206,6 @@ def arff_value(value: Any) -> str:
     text = str(value)
     if text in ("ok", "timeout", "memout", "not_applicable", "crash", "other", "presolved", "unknown"):
         return text
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    escaped = text.replace("\\", "\\\\").replace("'", "\\'")
+    escaped = "".join(f"\\u{ord(c):04x}" if ord(c) < 32 and c != "\t" else c for c in escaped)  # one line each
+    return "'" + escaped + "'"
