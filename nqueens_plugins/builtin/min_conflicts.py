@@ -28,10 +28,8 @@ Initial board (option ``init``):
   and 44.8 at n = 10^2, 10^3, 10^4, 10^5 and 10^6 (1,000, 500, 200, 40 and 20
   runs, every one solved and verified; each 99 % interval holds 50)
   (``benchmarks/literature.py``, its output in ``benchmarks/results/literature.txt``).
-  A run at 10^6, start and verification included, took 4.0 to 5.9 s at load
-  3.6 to 5 on the 2-core machine (``sosic-gu`` 5.8 to 6.7 s, interleaved), and
-  2.6 to 2.8 s at load 1.4 to 2.7 before the start's scans were cut (0.5 s of
-  them); the saved benchmark ran at load 7 (13 s).
+  A run at 10^6, start and verification included, took 2.9 s on a quiet
+  2-core AMD EPYC (mean of 20; ``sosic-gu`` 3.1 s in the same run).
 * ``sosic-gu``: each queen tries up to ``greedy_tries`` random unused rows and
   takes the first one no placed queen attacks, else the least attacked of those
   tried (the conflict-free start of Sosič and Gu). It does not reproduce
