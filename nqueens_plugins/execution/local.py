@@ -112,16 +112,21 @@ class LocalExecutor(Executor):
         # Variant names whose default warm-up did not end: their tasks run cold from then on, in any worker.
         self.cold: set[str] = set()
 
-    def map(self, tasks: Iterable[Task[R]]) -> Iterator[tuple[Task[R], R]]:
-        """Verified answers as tasks end; closing the stream early kills the workers still busy (a race's losers)."""
-        answers = self.execute(tasks)
+    def map(self, tasks: Iterable[Task[R]], *, quickest_first: bool = False) -> Iterator[tuple[Task[R], R]]:
+        """Verified answers as tasks end; closing the stream early kills the workers still busy (a race's losers).
+        ``quickest_first``: answers that arrive together come quickest run first (a race's winner is the run
+        that finished first); otherwise in the order the workers are read, which a split count relies on:
+        a worker's first answer, which carries its preparation, comes before its later ones."""
+        answers = self.execute(tasks, quickest_first)
         try:
             for task, executed, wall in answers:
                 yield task, conclude(task, executed, wall)
         finally:
             answers.close()
 
-    def execute(self, tasks: Iterable[Task[R]]) -> Generator[tuple[Task[R], Executed, float | None], None, None]:
+    def execute(
+        self, tasks: Iterable[Task[R]], quickest_first: bool = False
+    ) -> Generator[tuple[Task[R], Executed, float | None], None, None]:
         """Run every task; yield (task, what came back unverified, wall seconds) as each ends."""
         pending = deque(tasks)
         busy: dict[Connection, WorkerProcess] = {}
@@ -155,9 +160,9 @@ class LocalExecutor(Executor):
                         busy.pop(worker.receiver)
                         if worker.alive:
                             self.idle.append(worker)
-                # Answers that arrived together, the quickest run first: a race's winner is the run that
-                # finished first, not the worker this loop happened to read first.
-                yield from sorted(batch, key=lambda answer: answer[1].seconds)
+                if quickest_first:  # a race: the winner is the run that finished first, not the worker read first
+                    batch.sort(key=lambda answer: answer[1].seconds)
+                yield from batch
         finally:
             for worker in busy.values():
                 worker.kill()

@@ -88,13 +88,13 @@ def race(
     check_race(members, problem, executor)
     tasks = [Task.solve(member, problem, limits, trial=trial) for member in members]
     own = executor is None
-    workers = LocalExecutor(len(members)) if executor is None else executor
+    workers = executor if isinstance(executor, LocalExecutor) else LocalExecutor(len(members))  # check_race: local
     answered: dict[str, Result] = {}
     winner: Result | None = None
     try:
         prepare(workers, members, limits)
         started = time.perf_counter()
-        answers = workers.map(tasks)
+        answers = workers.map(tasks, quickest_first=True)
         try:
             for task, result in answers:
                 answered[task.variant.label] = result
