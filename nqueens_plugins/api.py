@@ -101,14 +101,20 @@ def variants(solvers: str | Sequence[str]) -> list[Variant]:
 
 def variants_and_races(solvers: str | Sequence[str]) -> tuple[list[Variant], list[RaceEntry]]:
     """The variants a comparison names, and its races (``race(A,B)``: a row of its own, see ``race``)."""
-    specs = [inputs.solver_spec(spec) for spec in solvers] if not isinstance(solvers, str) else None
-    if specs is None:
-        assert isinstance(solvers, str)
-        if solvers.strip() == "all" or "race(" not in solvers.replace(" ", ""):
-            return variants(solvers), []
-        specs = split_specs(solvers)
-    races = [RaceEntry(tuple(variants(members))) for spec in specs if (members := race_members(spec)) is not None]
-    plain = [spec for spec in specs if race_members(spec) is None]
+    if isinstance(solvers, str):
+        specs = [] if solvers.strip() == "all" else split_specs(solvers)
+        if all(race_members(spec) is None for spec in specs):
+            return variants(solvers), []  # "all", sweeps and plain lists, as before
+    else:
+        specs = [inputs.solver_spec(spec) for spec in solvers]
+    races: list[RaceEntry] = []
+    plain: list[str] = []
+    for spec in specs:
+        members = race_members(spec)
+        if members is None:
+            plain.append(spec)
+        else:
+            races.append(RaceEntry(tuple(variants(members))))
     labels = [entry.label for entry in races]
     twice = next((label for label in labels if labels.count(label) > 1), None)
     if twice is not None:
