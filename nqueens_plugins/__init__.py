@@ -63,6 +63,7 @@ if TYPE_CHECKING:
         solve,
         solvers,
         summary,
+        tune,
         unregister,
     )
     from nqueens_plugins.core.canonical_cnf import CanonicalCnf, canonical_cnf
@@ -97,6 +98,7 @@ API = (
     "solve",
     "solvers",
     "summary",
+    "tune",
     "unregister",
 )
 
@@ -159,6 +161,7 @@ __all__ = [
     "solve",
     "solvers",
     "summary",
+    "tune",
     "unregister",
 ]
 

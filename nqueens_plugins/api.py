@@ -29,10 +29,11 @@ from nqueens_plugins.core.solver import Solver, Variant, split_specs
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.local import LocalExecutor, shared_executor
-from nqueens_plugins.execution.tasks import Task, check_countable
+from nqueens_plugins.execution.tasks import Task, check_countable, check_runnable
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_output
+from nqueens_plugins.formats.reading import open_regular, read_bounded
 from nqueens_plugins.formats.records import ResultsFile
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
@@ -45,6 +46,9 @@ from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check
 from nqueens_plugins.workflows.grid import COMPARE_LIMITS, Grid, stream
 from nqueens_plugins.workflows.race import RaceEntry, race_members
 from nqueens_plugins.workflows.race import race as run_race
+from nqueens_plugins.workflows.tune import HELD_OUT_RUNS, Tuning, read_tune_header
+
+TUNE_FORMATS = ("table", "markdown", "json")  # a tune's file reported as its race (html and csv: as runs)
 
 EXPORT_LIMITS = Limits(timeout=EXPORT_TIMEOUT)
 Notify = Callable[[str], None]  # hears "warning: ..." and "note: ..." lines meant for the user
@@ -753,6 +757,12 @@ def report(
     target = Path(output) if output is not None else None
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
+    tuned = read_tune_header(Path(results)) if format in TUNE_FORMATS and baseline is None else None
+    if tuned is not None:
+        shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
+        if target is not None:
+            write_whole(target, shown_tune + "\n")
+        return shown_tune
     boards: list[dict[str, Any]] | None = [] if format == "html" else None
     read = grouped(results, boards)
     tell = notify or python_warning
@@ -824,6 +834,122 @@ def select(
     best = [selector.solvers[int(np.argmin(selector.scores[row]))] for row in nearest]
     return Selection(selector.choose(point), [(selector.instances[row], b) for row, b in zip(nearest, best, strict=True)],
                      len(selector.instances))  # fmt: skip
+
+
+def tune(
+    solver: str,
+    space: str | Path,
+    boards: Boards = (),
+    *,
+    budget: int | str,
+    goal: str = "par10",
+    test_runs: int = HELD_OUT_RUNS,
+    limits: Limits | None = None,
+    executor: Executor | None = None,
+    out: str | Path | ResultsFile | None = None,
+    notify: Notify | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> Tuning:
+    """Tune ``solver``'s options by iterated racing (irace's scheme, ``results/tuning.py``) and test the best
+    configuration against the solver's defaults on held-out runs.
+
+    ``space`` is the text of the ranges to try (``"cooling=0.8..0.999,t0=1..10000:log,init=random|greedy"``)
+    or a file holding it (a ``Path``, or a string starting with ``@``). ``boards`` are sizes or instance
+    files, as ``compare`` takes them. ``budget`` is the race's runs (``500``) or the solver's own seconds
+    summed over runs (``"600s"``, ``"10m"``). ``goal``: ``par10`` (decided first, then PAR-10 seconds),
+    ``ert`` (decided first, then seconds) or ``ert-iterations`` (decided first, then iterations: the one
+    a machine's speed does not move). ``test_runs`` held-out blocks each for the best and the defaults
+    (0: none). ``limits`` hold each run's time limit and the seed the race draws from (None: 10 s, seed 0).
+    Every run is made as ``compare`` makes it and appended to ``out`` as it ends;
+    ``ResultsFile(path, resume=True)`` resumes a tune. ``progress(runs)`` hears the runs made so far.
+    Needs scipy (the ``report`` extra) for the Friedman test."""
+    from nqueens_plugins.core.space import parse_space
+    from nqueens_plugins.results.statistics import require_scipy
+    from nqueens_plugins.results.tuning import Budget
+    from nqueens_plugins.workflows.tune import TuneSetup, split_boards
+    from nqueens_plugins.workflows.tune import tune as run_tune
+
+    require_scipy("tuning (the Friedman test)")
+    chosen = variant(solver)
+    if chosen.given:
+        raise BadInput(f"name the solver without options ({chosen.name}); options to hold fixed go in the space")
+    parsed = parse_space(space_text(space), chosen.name, chosen.solver.options)
+    limits = limits_of(limits, COMPARE_LIMITS)
+    runs, seconds = inputs.parse_budget(budget)
+    test_runs = whole_number(test_runs, "test_runs", minimum=0)
+    problems = boards_of(boards)
+    for problem in problems:
+        check_runnable(chosen, problem)
+    race_boards, held_out, note = split_boards(problems)
+    setup = TuneSetup(chosen.solver, parsed, race_boards, held_out, Budget(runs, seconds), goal, test_runs, limits)
+    results = ResultsFile.of(out) if out is not None else None
+    if results is not None:
+        check_output(results.path, "a results file", reading=files_read(problems), flag="--out")
+    tell = notify or python_warning
+    if note:
+        tell(f"note: {note}")
+    tuned = run_tune(
+        setup, out=results, executor=executor, progress=progress, warn=lambda text: tell(f"warning: {text}")
+    )
+    if note:
+        tuned.notes.append(f"Note: {note}.")
+    return tuned
+
+
+def space_text(space: str | Path) -> str:
+    """A tuning space's text: given as it is, or read from a file (a Path, or ``@FILE``) someone else may
+    have written: a regular file of at most 64 KB, UTF-8."""
+    if isinstance(space, str) and not space.startswith("@"):
+        return space
+    if not isinstance(space, (str, Path)):
+        raise BadInput(f"a space is its text or a file's path, not {type(space).__name__}")
+    path = Path(space[1:]) if isinstance(space, str) else space
+    with open_regular(path, "space file", inputs.SPACE_FILE_LIMIT) as handle:
+        data = read_bounded(handle, inputs.SPACE_FILE_LIMIT, f"space file {str(path)!r}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadInput(f"space file {str(path)!r} is not UTF-8 text") from None
+
+
+def tune_view(tuning: Tuning, format: str = "table") -> str:
+    """A tune just made, shown as ``nqueens tune`` prints it (``table``, ``markdown`` or ``json``)."""
+    from nqueens_plugins.views.tune_view import TuneShown, render_tune
+
+    shown = TuneShown(
+        tuning.setup.solver.name,
+        tuning.setup.goal,
+        tuning.setup.budget,
+        tuning.outcome.iterations,
+        tuning.outcome,
+        tuning.held_out(),
+        tuning.overhead_seconds,
+        tuple(tuning.notes),
+    )
+    return render_tune(shown, format)
+
+
+def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Notify) -> str:
+    """A results file a tune wrote, shown from the race replayed out of the file (``results/tuning.replay``)."""
+    from nqueens_plugins.formats.records import Loaded, read_runs
+    from nqueens_plugins.results.held_out import held_out
+    from nqueens_plugins.results.statistics import require_scipy
+    from nqueens_plugins.results.tuning import replay
+    from nqueens_plugins.views.tune_view import TuneShown, render_tune
+
+    require_scipy("a tune's report (the Friedman test)")
+    loaded = Loaded()
+    replayed = replay(grid, read_runs(results, loaded))
+    for warning in loaded.warnings:
+        notify(f"warning: {warning}")
+    test = None
+    if replayed.outcome is not None and replayed.test_records:
+        best, defaults = replayed.outcome.best, replayed.space.baseline
+        test = held_out(replayed.test_records, best, defaults, replayed.goal, replayed.timeout)
+    shown = TuneShown(
+        replayed.space.solver, replayed.goal, replayed.budget, replayed.iterations, replayed.outcome, test
+    )
+    return render_tune(shown, format)
 
 
 def export_aslib(results: str | Path, folder: str | Path, *, notify: Notify | None = None) -> tuple[int, int]:

@@ -58,6 +58,7 @@ EXIT_STATUSES = {
     "race": "0 a member decided (a verified board, or a confirmed proof of no solution); 1 none did",
     "cross-check": "0 every answer agrees; 1 a disagreement, or an error where an answer was expected",
     "instances export": "0 written; 1 the plugin failed to write it",
+    "tune": "0 the tune ended (the table says how the best fared against the defaults)",
 }
 BAD_INPUT_STATUS = "2 bad input (one line on stderr)"
 REJECTED_STATUS = "3 the verifier rejected an answer or a count"
@@ -804,6 +805,102 @@ def select(results: str, size: str | None, instance: str | None, fixed: str | No
 
     chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked)
     click.echo(for_terminal(chosen.describe()))
+
+
+@cli.command(epilog=exit_statuses("tune"))
+@click.argument("solver")
+@click.option(
+    "--space",
+    required=True,
+    help="The options to tune: cooling=0.8..0.999,t0=1..10000:log,init=random|greedy (ranges, :log, choices; "
+    "name=value holds one fixed); @FILE reads them from a file.",
+)
+@click.option("-n", "sizes", default=None, help="Sizes: 64,128,256.")
+@instance_option(INSTANCES_HELP + " One in three is set aside for the held-out test.")
+@click.option(
+    "--budget", required=True, help="What the race may spend: runs (500), or the solver's own seconds (600s, 10m)."
+)
+@click.option(
+    "--goal",
+    type=click.Choice(["par10", "ert", "ert-iterations"]),
+    default="par10",
+    show_default=True,
+    help="Decided first, then PAR-10 seconds, ERT seconds or ERT in iterations (the same on any machine).",
+)
+@click.option(
+    "--test-runs",
+    type=Whole(minimum=0),
+    default=20,
+    show_default=True,
+    help="Held-out blocks each for the best configuration and the defaults (0: no test).",
+)
+@limit_options(
+    COMPARE_TIMEOUT,
+    "Seconds per run, killed from outside after that; none for no limit.",
+    seed="The seed configurations are sampled from and runs seeded by.",
+)
+@click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
+@click.option("--out", default=None, help="Append each run's record to this JSON-lines file as it finishes.")
+@click.option("--resume", is_flag=True, help="Continue the tune in --out: runs already there are not made again.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
+@click.option("--progress/--no-progress", default=None, help="Live count of runs (default: on a terminal).")
+@executor_options
+def tune(
+    solver: str,
+    space: str,
+    sizes: str | None,
+    instance: str | None,
+    budget: str,
+    goal: str,
+    test_runs: int,
+    limits: Limits,
+    jobs: int,
+    out: str | None,
+    resume: bool,
+    fmt: str,
+    as_json: bool,
+    progress: bool | None,
+    executor_kind: str,
+    scheduler: str | None,
+) -> None:
+    """Tune a solver's options by iterated racing (irace's scheme and Friedman test); test the best on held-out runs.
+
+    Prints the best configuration as a spec -s takes as it is, those no test separated from it, which
+    configuration each race dropped and on what evidence, and the best against the solver's defaults on
+    runs the race never saw."""
+    from nqueens_plugins import api
+    from nqueens_plugins.formats import inputs
+
+    fmt = json_format(fmt, as_json)
+    if (sizes is None) == (instance is None):
+        raise BadInput("give board sizes (-n 64,128) or instance files (--instances FILES), one of the two")
+    if resume and out is None:
+        raise BadInput("--resume needs --out FILE")
+    boards: Any = api.problems_of(instance) if instance is not None else inputs.parse_sizes(sizes or "")
+    command = " ".join(["nqueens", *sys.argv[1:]])
+    results = api.ResultsFile(Path(out), resume, command) if out is not None else None
+    show_progress = progress if progress is not None else sys.stderr.isatty()
+    with api.executor_for(executor_kind, scheduler, jobs) as executor, runs_counter(show_progress) as counted:
+        tuned = api.tune(solver, space, boards, budget=budget, goal=goal, test_runs=test_runs, limits=limits,
+                         executor=executor, out=results, notify=tell, progress=counted)  # fmt: skip
+    show(api.tune_view(tuned, fmt))
+
+
+@contextlib.contextmanager
+def runs_counter(enabled: bool) -> Iterator[Callable[[int], None] | None]:
+    """A callback that shows, live on stderr, how many runs a tune has made."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("tuning: {task.completed:,} runs"), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)  # fmt: skip
+    with bar:
+        task = bar.add_task("runs", total=None)
+        yield lambda runs: bar.update(task, completed=runs)
 
 
 @cli.command(epilog=exit_statuses("plot"))

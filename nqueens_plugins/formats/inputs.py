@@ -139,3 +139,35 @@ def make_problem(
             raise BadInput(f"blocked square {column}:{row} is off the {size}x{size} board")
         squares.add((column, row))
     return Problem(size, clean, frozenset(squares), source)
+
+
+BUDGET = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(s|m|h)?\s*$")
+BUDGET_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+MAX_BUDGET_RUNS = 10_000_000
+SPACE_FILE_LIMIT = 64 << 10  # bytes: a space is a few lines
+
+
+def parse_budget(value: object) -> tuple[int | None, float | None]:
+    """A tune's budget: a number of runs (``500``) or of the solver's seconds (``600s``, ``10m``, ``2h``);
+    returned as (runs, seconds), one of them None."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise BadInput(f"a budget is a number of runs (such as 500) or of seconds (such as 600s), not {value!r}")
+    if isinstance(value, int):
+        runs = value
+    else:
+        match = BUDGET.match(value)
+        if not match:
+            raise BadInput(f"a budget is a number of runs (such as 500) or of seconds (such as 600s), not {value!r}")
+        if match.group(2):
+            seconds = float(match.group(1)) * BUDGET_UNITS[match.group(2)]
+            if seconds <= 0 or seconds > 1e9:
+                raise BadInput(f"a budget of seconds must be above 0 and at most 10^9, not {value!r}")
+            return None, seconds
+        if "." in match.group(1):
+            raise BadInput(f"a budget of runs is a whole number, not {value!r} (seconds are written 600s)")
+        if len(match.group(1)) > 12:
+            raise BadInput(f"a budget of runs must be at most {MAX_BUDGET_RUNS:,}, not {value!r}")
+        runs = int(match.group(1))
+    if not 1 <= runs <= MAX_BUDGET_RUNS:
+        raise BadInput(f"a budget of runs must be from 1 to {MAX_BUDGET_RUNS:,}, not {runs}")
+    return runs, None

@@ -503,6 +503,14 @@ def race_ok(value: Any) -> bool:
     )
 
 
+TUNE_PHASES = frozenset({"race", "test"})
+
+
+def tune_ok(value: Any) -> bool:
+    """None, or which part of a tune made the run (``nqueens tune``): its race or its held-out test."""
+    return value is None or (type(value) is dict and value.get("phase") in TUNE_PHASES)
+
+
 REQUIRED = frozenset({"n", "solver", "seed", "status", "trial", "seconds"})
 EXPECTED = {  # what each field of a run record must be, for the warning that names it
     "n": f"a whole number from 1 to {MAX_N:,}",
@@ -528,6 +536,7 @@ EXPECTED = {  # what each field of a run record must be, for the warning that na
     "complete": "true, false or null",
     "options": "a map or null",
     "race": "null, or a race's winner and members (each a solver, a status and seconds)",
+    "tune": 'null, or {"phase": "race"} or {"phase": "test"}',
     **dict.fromkeys(TEXT_FIELDS, "a string or null"),
 }
 STRING_OR_NULL = frozenset({str, NoneType})
@@ -597,6 +606,8 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
         return "counters"
     if "race" in record and not race_ok(get("race")):
         return "race"
+    if "tune" in record and not tune_ok(get("tune")):
+        return "tune"
     if status != "solved" and get("verified") is True and not drawn_board_ok(get("queens"), n):
         return "board"
     return None
@@ -619,6 +630,7 @@ GRID_CHECKS: dict[str, Callable[[Any], bool]] = {
     "trials": natural,
     "solvers": strings,
     "boards": strings,
+    "tune": lambda value: type(value) is dict,  # read in full by the tune's report (``Space.from_description``)
 }
 
 
@@ -831,6 +843,8 @@ def grid_difference(
         return "other solvers (" + "; ".join(part for part in parts if part) + ")"
     if set(written.get("boards") or []) != set(grid["boards"]):
         return "other board sizes or instances"
+    if written.get("tune") != grid.get("tune"):
+        return "another tune (its space, budget, goal or held-out test differ)" if grid.get("tune") else "a tune"
     return None
 
 

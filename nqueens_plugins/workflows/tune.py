@@ -1,0 +1,292 @@
+"""Workflows layer, parent side: a tune, its iterated race fed with runs the execution service makes.
+
+``results/tuning.iterated_race`` decides which runs are needed; this module
+makes them as ``compare`` makes its runs (isolated workers, killed from
+outside, every answer verified here), appends each record to ``--out`` as it
+ends, and sends the race what each run cost. A run already in the file being
+resumed is not made again: its record answers, so a tune killed at any moment
+and resumed asks the same questions in the same order and, where the runs are
+deterministic (a seeded heuristic that stops on its step limit), ends with the
+same configuration as one run straight through.
+
+Blocks: block ``b`` is board ``b mod B`` of the race's ``B`` boards with trial
+``b div B``; every configuration of a block runs with the same seed
+(``Limits.seed_for`` leaves the options out), so they meet the same random
+start. The held-out test runs the best configuration and the solver's defaults
+on trials from ``HELD_OUT_TRIAL`` on, seeds the race never used, and on the
+instances set aside for it when the boards are instance files.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.limits import Limits
+from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.solver import Solver, Variant, parse_spec, resolve_options
+from nqueens_plugins.core.space import Space
+from nqueens_plugins.execution.executor import Executor
+from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.execution.local import given_or_local
+from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.formats.records import (
+    Loaded,
+    ResultsFile,
+    ResultsWriter,
+    read_runs,
+    run_key,
+    run_record,
+    scan_records,
+)
+from nqueens_plugins.results.held_out import HeldOut, held_out
+from nqueens_plugins.results.racing import GOALS, run_cost
+from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, smallest_budget
+
+HELD_OUT_RUNS = 20  # held-out blocks the best configuration and the defaults each run, by default
+HELD_OUT_TRIAL = 1_000_000  # the held-out test's first trial: its seeds are ones no race block used
+HELD_OUT_SHARE = 3  # one instance file in three is set aside for the held-out test (when there are 3 or more)
+
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class TuneSetup:
+    """What a tune is: a solver's space, the boards it races on and tests on, its budget, goal and limits."""
+
+    solver: Solver
+    space: Space
+    boards: tuple[Problem, ...]  # the race's
+    held_out: tuple[Problem, ...]  # the held-out test's (the same sizes, or instances set aside)
+    budget: Budget
+    goal: str
+    test_runs: int
+    limits: Limits
+
+    def __post_init__(self) -> None:
+        if self.goal not in GOALS:
+            raise BadInput(f"--goal is one of {', '.join(GOALS)}, not {self.goal!r}")
+        runs, seconds = self.budget.runs, self.budget.seconds
+        if runs is None and seconds is None:
+            raise BadInput("give a budget: a number of runs, or seconds of the solver's time (such as 600s)")
+        if runs is not None and runs < smallest_budget():
+            raise BadInput(f"a budget of {runs} runs is smaller than one race block to its first test "
+                           f"({smallest_budget()} runs: two configurations on five blocks)")  # fmt: skip
+        timeout = self.limits.timeout
+        if seconds is not None and timeout is not None and seconds < 2 * timeout:
+            raise BadInput(f"a budget of {seconds:g} s is smaller than one block (two runs of up to {timeout:g} s)")
+        if self.goal == "par10" and self.limits.timeout is None:
+            raise BadInput("the par10 goal counts an undecided run as 10 x the time limit: give a --timeout")
+        if self.test_runs < 0:
+            raise BadInput(f"--test-runs must be 0 or more, not {self.test_runs}")
+
+    def describe(self) -> dict[str, Any]:
+        """The results file's header: what a resume must match, and all a report needs to replay the race."""
+        return {
+            "seed": self.limits.seed,
+            "timeout": self.limits.timeout,
+            "memory": self.limits.memory,
+            "trials": 1,
+            "solvers": [self.space.solver],
+            "boards": [p.id for p in self.boards],
+            "tune": {
+                "space": self.space.describe(),
+                "budget": self.budget.describe(),
+                "goal": self.goal,
+                "test_runs": self.test_runs,
+                "held_out": [p.id for p in self.held_out],
+            },
+        }
+
+    def block(self, number: int) -> tuple[Problem, int]:
+        """The board and trial of race block ``number``."""
+        return self.boards[number % len(self.boards)], number // len(self.boards)
+
+    def held_out_block(self, number: int) -> tuple[Problem, int]:
+        return self.held_out[number % len(self.held_out)], HELD_OUT_TRIAL + number // len(self.held_out)
+
+
+def split_boards(problems: Sequence[Problem]) -> tuple[tuple[Problem, ...], tuple[Problem, ...], str | None]:
+    """The race's boards and the held-out test's, and a note when they share instances.
+
+    Plain sizes are shared (the held-out runs get seeds the race never used). Of three or
+    more instance files, one in ``HELD_OUT_SHARE`` (by a hash of its content, stable) is set
+    aside; with fewer, or when the hash leaves one side empty, both sides share them."""
+    if all(p.is_plain for p in problems) or len(problems) < HELD_OUT_SHARE:
+        note = None if all(p.is_plain for p in problems) else "fewer than 3 instances: held out by seeds only"
+        return tuple(problems), tuple(problems), note
+    aside = [p for p in problems if zlib.crc32(p.id.encode()) % HELD_OUT_SHARE == 0]
+    kept = [p for p in problems if p not in aside]
+    if not aside or not kept:
+        return tuple(problems), tuple(problems), "the instances did not split: held out by seeds only"
+    return tuple(kept), tuple(aside), None
+
+
+@dataclass
+class Tuning:
+    """What ``nq.tune`` returns: the best configuration, its rivals, the race, and the held-out test's records."""
+
+    setup: TuneSetup
+    outcome: TuneOutcome
+    race_records: dict[tuple[str, int], dict[str, Any]]
+    test_records: list[dict[str, Any]] = field(default_factory=list)  # the held-out test's runs
+    wall_seconds: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def best(self) -> str:
+        """The best configuration, as a spec ``-s`` takes as it is."""
+        return self.outcome.best
+
+    @property
+    def tied(self) -> list[str]:
+        return list(self.outcome.tied)
+
+    @property
+    def runs(self) -> int:
+        return self.outcome.runs
+
+    @property
+    def solver_seconds(self) -> float:
+        return self.outcome.seconds
+
+    @property
+    def defaults(self) -> str:
+        """What the best was tested against: the solver's defaults with the space's fixed options."""
+        return self.setup.space.baseline
+
+    @property
+    def overhead_seconds(self) -> float:
+        """Wall seconds per run beyond the solver's own (starting, sending, verifying, deciding, writing)."""
+        made = self.outcome.runs + len(self.test_records)
+        spent = self.outcome.seconds + sum(float(r["seconds"]) for r in self.test_records)
+        return max(self.wall_seconds - spent, 0.0) / made if made else 0.0
+
+    def held_out(self) -> HeldOut | None:
+        """The best configuration against the defaults on the held-out runs (None: no test was asked for)."""
+        if not self.test_records:
+            return None
+        return held_out(self.test_records, self.best, self.defaults, self.setup.goal, self.setup.limits.timeout)
+
+
+class RunMaker:
+    """Makes the runs a tune asks for, through an executor, writing each record; answers from the file first."""
+
+    def __init__(
+        self, setup: TuneSetup, backend: Executor, writer: ResultsWriter | None, known: dict[tuple[Any, ...], Any]
+    ) -> None:
+        self.setup = setup
+        self.backend = backend
+        self.writer = writer
+        self.known = known  # run key -> a record from the file being resumed
+        self.variants: dict[str, Variant] = {}
+
+    def variant(self, label: str) -> Variant:
+        """The variant a configuration's label names (the label is the spec ``-s`` takes)."""
+        if label not in self.variants:
+            made = resolve_options(self.setup.solver, parse_spec(label)[1])
+            if made.label != label:  # the space and the solver must label a configuration alike
+                raise AssertionError(f"{made.label} is not {label}")
+            self.variants[label] = made
+        return self.variants[label]
+
+    def make(self, wanted: Sequence[tuple[Variant, Problem, int]], tag: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The records of ``wanted`` (variant, board, trial), in that order: from the file, or run now."""
+        tasks: list[Task[Result]] = []
+        found: dict[tuple[Any, ...], dict[str, Any]] = {}
+        keys = [
+            (variant.label, problem.n, problem.id, trial, self.setup.limits.seed) for variant, problem, trial in wanted
+        ]
+        for key, (variant, problem, trial) in zip(keys, wanted, strict=True):
+            if key in self.known:
+                found[key] = self.known[key]
+            elif key not in found:
+                found[key] = {}  # to be run
+                tasks.append(Task.solve(variant, problem, self.setup.limits, trial=trial))
+        for task, result in self.backend.map(tasks):
+            record = {**run_record(result.to_dict(), None, result.timeout), "tune": dict(tag)}
+            if self.writer is not None:
+                self.writer.write(record)
+            found[(task.variant.label, task.problem.n, task.problem.id, task.trial, task.limits.seed)] = record
+        return [found[key] for key in keys]
+
+
+def tune(
+    setup: TuneSetup,
+    *,
+    out: ResultsFile | None = None,
+    executor: Executor | None = None,
+    progress: Callable[[int], None] | None = None,
+    warn: Notify | None = None,
+) -> Tuning:
+    """Run the tune ``setup`` describes and its held-out test (module docstring); seed: ``setup.limits.seed``."""
+    started = time.monotonic()
+    writer = None
+    known: dict[tuple[Any, ...], dict[str, Any]] = {}
+    if out is not None:
+        writer = ResultsWriter(out.path, resume=out.resume, command=out.command, grid=setup.describe())
+        for warning in writer.warnings:
+            if warn is not None:
+                warn(warning)
+        if writer.done:
+            known = {run_key(record): record for record in read_runs(out.path) if "tune" in record}
+    try:
+        with given_or_local(executor, 0) as backend:
+            maker = RunMaker(setup, backend, writer, known)
+            outcome, race_records = race_with(maker, setup, progress)
+            test_records = held_out_test(maker, setup, outcome.best)
+    finally:
+        if writer is not None:
+            writer.close()
+    return Tuning(setup, outcome, race_records, test_records, time.monotonic() - started)
+
+
+def race_with(
+    maker: RunMaker, setup: TuneSetup, progress: Callable[[int], None] | None
+) -> tuple[TuneOutcome, dict[tuple[str, int], dict[str, Any]]]:
+    """Drive the iterated race to its end, making each run it asks for."""
+    machine = iterated_race(setup.space, setup.budget, setup.limits.seed)
+    records: dict[tuple[str, int], dict[str, Any]] = {}
+    try:
+        wanted = next(machine)
+        while True:
+            runs = [(maker.variant(label), *setup.block(block)) for label, block in wanted]
+            made = maker.make(runs, {"phase": "race"})
+            answers = {}
+            for (label, block), record in zip(wanted, made, strict=True):
+                records[(label, block)] = record
+                answers[(label, block)] = RunCost(run_cost(record, setup.goal), float(record["seconds"]))
+            if progress is not None:
+                progress(len(records))
+            wanted = machine.send(answers)
+    except StopIteration as stop:
+        return stop.value, records
+
+
+def held_out_test(maker: RunMaker, setup: TuneSetup, best: str) -> list[dict[str, Any]]:
+    """The best configuration and the defaults (with the space's fixed options), each on ``test_runs``
+    held-out blocks."""
+    if setup.test_runs == 0:
+        return []
+    defaults = maker.variant(setup.space.baseline)
+    champion = maker.variants[best]
+    wanted = []
+    for number in range(setup.test_runs):
+        problem, trial = setup.held_out_block(number)
+        wanted.extend([(champion, problem, trial), (defaults, problem, trial)])
+    return maker.make(wanted, {"phase": "test"})
+
+
+def read_tune_header(path: Path) -> Mapping[str, Any] | None:
+    """The tune description in a results file's first header, or None when the file holds no tune. Reads
+    only as far as the first run (a tune writes its header first; a resume repeats it, checked equal)."""
+    loaded = Loaded()
+    for _ in scan_records(path, loaded):
+        break  # the generator, dropped here, closes the file
+    grid = loaded.headers[0].get("grid") if loaded.headers else None
+    return grid if isinstance(grid, dict) and isinstance(grid.get("tune"), dict) else None
