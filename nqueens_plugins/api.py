@@ -757,8 +757,8 @@ def report(
     target = Path(output) if output is not None else None
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
-    tuned = read_tune_header(Path(results)) if format in TUNE_FORMATS and baseline is None else None
-    if tuned is not None:
+    tuned = read_tune_header(Path(results)) if baseline is None else None
+    if tuned is not None and format in TUNE_FORMATS:
         shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
         if target is not None:
             write_whole(target, shown_tune + "\n")
@@ -775,7 +775,8 @@ def report(
         from nqueens_plugins.views.html_report import render_html
 
         notes = read.notes + read.warnings
-        page = render_html(Path(results).name, read.headers, read.groups, notes, boards or [], compared)
+        section = tune_report(Path(results), tuned, format, tell) if tuned is not None else None
+        page = render_html(Path(results).name, read.headers, read.groups, notes, boards or [], compared, section)
         write_whole(target, page)  # type: ignore[arg-type]
         return page
     rows = summary_rows(read.groups)
@@ -935,7 +936,7 @@ def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Not
     from nqueens_plugins.results.held_out import held_out
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.tuning import replay
-    from nqueens_plugins.views.tune_view import TuneShown, render_tune
+    from nqueens_plugins.views.tune_view import TuneShown, render_tune, tune_html
 
     require_scipy("a tune's report (the Friedman test)")
     loaded = Loaded()
@@ -949,7 +950,7 @@ def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Not
     shown = TuneShown(
         replayed.space.solver, replayed.goal, replayed.budget, replayed.iterations, replayed.outcome, test
     )
-    return render_tune(shown, format)
+    return tune_html(shown) if format == "html" else render_tune(shown, format)
 
 
 def export_aslib(results: str | Path, folder: str | Path, *, notify: Notify | None = None) -> tuple[int, int]:

@@ -227,6 +227,12 @@ def test_a_tune_finds_a_spec_compare_takes_and_its_report_replays_it(tmp_path: P
     assert code == 0, err
     again = json.loads(reported)
     assert again["best"] == tuned["best"] and again["races"] == tuned["races"] and again["held_out"] == held
+    page = tmp_path / "tune.html"
+    code, _, err = run_cli("report", str(out), "--format", "html", "-o", str(page))
+    assert code == 0, err
+    html = page.read_text()
+    assert "<h2>Tuning by racing</h2>" in html and "held-out test" in html
+    assert html.index("Tuning by racing") < html.index("<h2>Provenance</h2>")
     # the spec is one -s takes as it is
     code, _, err = run_cli("solve", "-s", tuned["best"], "-n", "8", "--seed", "1")
     assert code in (0, 1) and "error" not in err

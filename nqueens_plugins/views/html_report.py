@@ -75,7 +75,9 @@ def render_html(
     notes: Sequence[str],
     boards: Sequence[Mapping[str, Any]],
     baseline: tuple[str, list[BaselineRow]] | None = None,
+    tune: str | None = None,
 ) -> str:
+    """The page. ``tune``: the section of a file a tune wrote (``tune_view.tune_html``), shown first."""
     rows = summary_rows(groups)
     parts = [
         "<!DOCTYPE html>",
@@ -89,6 +91,8 @@ def render_html(
         ),
     ]
     parts += [f'<p class="note">{escape(note)}</p>' for note in notes]
+    if tune is not None:
+        parts.append(tune)
     parts.append("<h2>Provenance</h2>")
     parts += [provenance(header) for header in headers]
     parts.append("<h2>Summary</h2>")

@@ -188,3 +188,54 @@ def as_json(shown: TuneShown) -> dict[str, Any]:
         },
         "notes": list(shown.notes),
     }
+
+
+def tune_html(shown: TuneShown) -> str:
+    """The tune's section of the HTML report: the races, who was dropped when and on what evidence, the best
+    and its rivals, and the held-out test."""
+    from html import escape
+
+    from nqueens_plugins.views.html_report import scrolling, table
+
+    parts = ["<h2>Tuning by racing</h2>", f"<p>{escape(headline(shown, str)[0])}.</p>"]
+    header, *rows = [line.split() for line in race_table(shown, "table")]
+    parts.append(scrolling(table(header, rows), "races"))
+    if shown.outcome is not None:
+        parts.append(f"<p>Best: <code>{escape(shown.outcome.best)}</code></p>")
+        if shown.outcome.tied:
+            tied = "".join(f"<li><code>{escape(label)}</code></li>" for label in shown.outcome.tied)
+            parts.append(f"<p>Not separated from it by any test:</p><ul>{tied}</ul>")
+    dropped = [
+        [
+            str(it.number),
+            str(test.blocks),
+            label,
+            f"{dict(zip(test.configurations, test.rank_sums, strict=True))[label]:g}",
+            f"{test.rank_sums[0]:g}",
+            f"{test.critical:.3g}" if test.critical is not None else "",
+            f"{test.p_value:.2g}" if test.p_value is not None else "",
+        ]
+        for it in shown.iterations
+        for label, test in it.dropped_at().items()
+    ]
+    if dropped:
+        titles = ["race", "block", "solver", "rank sum", "best's", "critical difference", "Friedman p"]
+        parts.append(
+            f"<p>Dropped by the Friedman test (p &lt; {SIGNIFICANCE:g}) and Conover's critical difference:</p>"
+        )
+        parts.append(scrolling(table(titles, dropped), "dropped configurations"))
+    test = shown.held_out
+    if test is None:
+        parts.append("<p>No held-out test (--test-runs 0).</p>")
+        return "\n".join(parts)
+    lines = [line.strip() for line in verdict_lines(shown, str) if line.strip()]
+    parts.append(f"<p>{escape(lines[0])}.</p>")
+    unit = "iterations" if test.goal == "ert-iterations" else "s"
+    sides = [
+        [role, f"{side.decided}/{side.runs}", "none decided" if math.isinf(side.score) else f"{side.score:.4g} {unit}",
+         side.label]
+        for role, side in (("best", test.best), ("defaults", test.defaults))
+    ]  # fmt: skip
+    parts.append(scrolling(table(["", "decided", GOAL_NAMES[test.goal], "solver"], sides), "held-out test"))
+    parts += [f"<p>{escape(line)}</p>" for line in lines[3:]]
+    return "\n".join(parts)
