@@ -1187,7 +1187,10 @@ def make_console() -> Any:
 
 
 def terminated(signum: int, frame: Any) -> None:
-    raise click.exceptions.Abort()
+    """SIGTERM as Ctrl-C: a KeyboardInterrupt, which no ``except Exception`` on its way up can swallow (click's
+    Abort is a RuntimeError: raised while a task was being sent, it was taken for a task that cannot be sent,
+    and a tune went on to its end)."""
+    raise KeyboardInterrupt
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ import ctypes
 import os
 import time
 
-from nqueens_plugins import Outcome, Solver, Status, hookimpl
+from nqueens_plugins import Option, Outcome, Solver, Status, hookimpl
 from nqueens_plugins.builtin.construction import construct
 
 
@@ -106,6 +106,17 @@ class LongNap(Nap):
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
         time.sleep(2.8)
         return super().solve(problem, rng, budget, options)
+
+
+class Deliberate(Nap):
+    name = "deliberate"
+    summary = "Takes a tenth of a second; its iterations depend on its option and seed alone (a tune's test subject)."
+    options = (Option("x", float, 0.5, "the further from 0.3, the more iterations", minimum=0.0, maximum=1.0),)
+
+    def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
+        time.sleep(0.1)
+        iterations = int(1000 * abs(options["x"] - 0.3)) + rng.randrange(300)
+        return Outcome(Status.SOLVED, construct(problem.n), iterations, problem.n)
 
 
 class EndlessWarmUp(Solver):
@@ -356,5 +367,5 @@ MORE_HOSTILE = [
 
 @hookimpl
 def nqueens_register_solvers(register):  # type: ignore[no-untyped-def]
-    for solver in HOSTILE + MORE_HOSTILE + [Nap, LongNap]:
+    for solver in HOSTILE + MORE_HOSTILE + [Nap, LongNap, Deliberate]:
         register(solver())

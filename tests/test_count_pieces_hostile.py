@@ -203,7 +203,8 @@ try:
     message = None
 except BadInput as exc:
     message = str(exc)
-used = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss over from the parent's memory (a test worker's gigabyte)
+used = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:")) * 1024
 print(json.dumps({"message": message, "seconds": time.monotonic() - start, "resident": used}))
 """
 
@@ -230,13 +231,21 @@ def test_the_reader_refuses_special_files_without_reading_them(tmp_path: Path, s
     assert report["seconds"] < SECONDS and report["resident"] < 500 * 2**20, report
 
 
-# A counting solver of 24 pieces of 0.3 s each (test_count_pieces's, slower): 3.6 s on two workers, time for
-# a second command to meet the first.
+# A counting solver of 24 pieces (test_count_pieces's) whose pieces from the third on wait until the test
+# releases them: the first command is still writing when the second meets it, however busy the machine.
 SLOW_COUNT = (
-    SLOW_PIECES.replace("time.sleep(0.15)", "time.sleep(0.3)")
+    SLOW_PIECES.replace("time.sleep(0.15)", "held(part)")
     + """
+import os
 import sys
 import nqueens_plugins as nq
+
+
+def held(part):
+    deadline = time.monotonic() + 120
+    while part >= 2 and not os.path.exists(os.environ["NQUEENS_TEST_RELEASE"]) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
 
 nq.register(SlowPieces())
 result = nq.count("slow-pieces", 6, out=sys.argv[1], resume=True)
@@ -245,9 +254,12 @@ print(result.solutions, result.verified, flush=True)
 )
 
 
-def test_a_second_count_on_a_pieces_file_being_written_is_refused(tmp_path: Path) -> None:
+def test_a_second_count_on_a_pieces_file_being_written_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Before: two `count --out f --resume` both ran, each writing every piece (128 lines for 64 pieces)."""
-    script, out = tmp_path / "slow.py", tmp_path / "pieces.jsonl"
+    script, out, release = tmp_path / "slow.py", tmp_path / "pieces.jsonl", tmp_path / "release"
+    monkeypatch.setenv("NQUEENS_TEST_RELEASE", str(release))
     script.write_text(textwrap.dedent(SLOW_COUNT))
     first = subprocess.Popen([sys.executable, str(script), str(out)], stdout=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
@@ -256,6 +268,7 @@ def test_a_second_count_on_a_pieces_file_being_written_is_refused(tmp_path: Path
     second = subprocess.run(
         [sys.executable, str(script), str(out)], capture_output=True, text=True, timeout=120, check=False
     )
+    release.touch()
     assert second.returncode != 0 and "is being written by another nqueens command" in second.stderr, second.stderr
     stdout, _ = first.communicate(timeout=120)
     assert first.returncode == 0 and stdout.split() == ["4", "True"]

@@ -252,12 +252,27 @@ def test_resuming_with_another_space_is_refused(tmp_path: Path, run_cli: Any) ->
     assert code == 2 and "another tune" in err and err.count("\n") == 1
 
 
-def test_a_tune_killed_at_any_moment_and_resumed_ends_as_one_run_straight_through(tmp_path: Path) -> None:
+@pytest.fixture
+def hostile(fake_distribution) -> Path:  # type: ignore[no-untyped-def]
+    return fake_distribution("nqueens-hostile", {"hostile": "hostile_solvers"}, {})
+
+
+SLOW_TUNE = ["tune", "deliberate", "--space", "x=0..1", "-n", "8", "--budget", "40", "--goal", "ert-iterations",
+             "--test-runs", "4", "--seed", "3", "--timeout", "60", "--format", "json"]  # fmt: skip
+
+
+def test_a_tune_killed_at_any_moment_and_resumed_ends_as_one_run_straight_through(
+    tmp_path: Path, hostile: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # "deliberate" takes 0.1 s a run, and its iterations depend on its option and seed alone: the tune is
+    # deterministic, and slow enough (48 runs on two workers) to be caught in the middle
     straight, killed = tmp_path / "straight.jsonl", tmp_path / "killed.jsonl"
-    command = [sys.executable, "-m", "nqueens_plugins", *TUNE]
+    command = [sys.executable, "-m", "nqueens_plugins", *SLOW_TUNE]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(hostile), str(Path(__file__).parent)]))  # the plugin
     whole = subprocess.run([*command, "--out", str(straight)], capture_output=True, text=True, timeout=300, check=False)
     assert whole.returncode == 0, whole.stderr
-    for signum, lines in ((signal.SIGKILL, 8), (signal.SIGTERM, 20)):
+    for signum, more in ((signal.SIGKILL, 8), (signal.SIGTERM, 12)):
+        lines = (len(killed.read_text().splitlines()) if killed.exists() else 0) + more
         process = subprocess.Popen([*command, "--out", str(killed), *(["--resume"] if killed.exists() else [])],
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         deadline = time.monotonic() + 120
@@ -266,7 +281,7 @@ def test_a_tune_killed_at_any_moment_and_resumed_ends_as_one_run_straight_throug
                 workers = processes.descendants(process.pid)
                 os.kill(process.pid, signum)
                 break
-            time.sleep(0.02)
+            time.sleep(0.01)
         assert process.wait(timeout=60) != 0  # killed mid-tune, not finished
         gone_by = time.monotonic() + 10
         while any(alive(pid) for pid in workers) and time.monotonic() < gone_by:
