@@ -1,6 +1,7 @@
 """Portfolios (issue 42): a race against the virtual best of its members, and the learned selector's gap closed.
 
     python benchmarks/portfolio.py [--race A,B] [--solvers SPECS] [--timeout S] [--per-band K] [--asp-every K]
+                                   [--out FILE | --records FILE]
 
 One comparison, the product's own way (``nq.compare``: isolated workers, every answer
 verified), over the published Excluded Diagonals pairs at n = 16..18 (``--per-band``
@@ -12,18 +13,22 @@ and the race ``race(A,B)``. Then, from its records:
   (target: within 5 %), and what racing cost beyond the winner's own time, per race
   (``overhead_seconds``: sending, the answer's way back, verifying, killing; target:
   median at most 50 ms);
-* the portfolio table of every solver (``nqueens report``'s), whose selector row is
-  cross-validated by instance (target: at least half the single best - virtual best
-  gap closed).
+* the portfolio table of every solver (``nqueens report``'s), whose learned rows, the
+  single-solver selector and SUNNY's schedule (``results/schedule.py``, simulated on the
+  recorded runs), are cross-validated by instance (target: at least half the single
+  best - virtual best gap closed).
 
 ``--out FILE`` keeps the records, so that ``nqueens report FILE`` can show them again
-(by default they go to a temporary file).
+(by default they go to a temporary file). ``--records FILE`` runs nothing: it scores the
+records of an earlier run again (plain or gzipped), e.g. after a change to the selector;
+``benchmarks/results/portfolio-records.jsonl.gz`` holds the run that ``portfolio.txt`` shows.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import gzip
+import shutil
 import statistics
 import sys
 import tempfile
@@ -33,7 +38,7 @@ from common import ASP, DIAGONALS, finish, header, machine, report
 from families import asp_instances, diagonal_instances
 
 import nqueens_plugins as nq
-from nqueens_plugins.api import grouped
+from nqueens_plugins.api import grouped, read_records_of
 from nqueens_plugins.results.portfolio import portfolio
 from nqueens_plugins.views.report import plain_text, render_portfolio
 
@@ -46,15 +51,31 @@ def main() -> None:
     parser.add_argument("--per-band", type=int, default=20)
     parser.add_argument("--asp-every", type=int, default=10)
     parser.add_argument("--out", default=None, help="keep the records here (default: a temporary file)")
+    parser.add_argument("--records", default=None, help="run nothing: score this earlier run's records")
     arguments = parser.parse_args()
     print(machine())
+    members = arguments.race.split(",")
+    race_label = f"race({arguments.race})"
+    if arguments.records:
+        print(f"the records of an earlier run: {arguments.records}")
+        out = plain_records(Path(arguments.records))
+        score(out, members, race_label)
+        if out != Path(arguments.records):
+            out.unlink()
+    else:
+        out = run_comparison(arguments, members, race_label)
+        print(machine().split("; ")[-1] + " when the runs ended")
+        score(out, members, race_label)
+    finish()
+
+
+def run_comparison(arguments: argparse.Namespace, members: list[str], race_label: str) -> Path:
+    """One comparison of every solver and the race over the instances, its records in a file."""
     boards = []
     if DIAGONALS.exists():
         boards += diagonal_instances(False, per_band=arguments.per_band)
     if ASP.exists() and arguments.asp_every:
         boards += asp_instances(arguments.asp_every)
-    members = arguments.race.split(",")
-    race_label = f"race({arguments.race})"
     specs = list(dict.fromkeys(arguments.solvers.split(",") + members)) + [race_label]
     print(f"{len(boards)} instances; {len(specs)} rows: {', '.join(specs)}; --timeout {arguments.timeout:g}")
     out = Path(arguments.out or tempfile.mkstemp(prefix="portfolio-", suffix=".jsonl")[1])
@@ -63,6 +84,11 @@ def main() -> None:
     for done, _ in enumerate(runs, start=1):
         if done % 100 == 0:
             print(f"  {done} runs", file=sys.stderr, flush=True)
+    return out
+
+
+def score(out: Path, members: list[str], race_label: str) -> None:
+    """The race against its members' virtual best, and every solver's portfolio table with its learned rows."""
     groups = grouped(out).groups
 
     header("The race against the virtual best of its members")
@@ -85,24 +111,34 @@ def main() -> None:
         print("no common instances: nothing to compare")
     else:
         print(plain_text(render_portfolio(everything, "table")))
-        selector = next((row for row in everything.rows if row.solver.startswith("selector")), None)
-        if selector is None or selector.gap_closed is None:
-            print("no selector figure: " + "; ".join(everything.notes))
-        else:
+        for kind in ("selector", "schedule"):
+            row = next((row for row in everything.rows if row.solver.startswith(kind)), None)
+            if row is None or row.gap_closed is None:
+                print(f"no {kind} figure: " + "; ".join(everything.notes))
+                continue
             # reported as the gap left open, so that the common "at most" reads right: at most half left open
-            report("selector: share of the SBS-VBS gap left open (held out)", 1 - selector.gap_closed, 0.5, "")
-    finish()
+            report(f"{kind}: share of the SBS-VBS gap left open (held out)", 1 - row.gap_closed, 0.5, "")
+
+
+def plain_records(path: Path) -> Path:
+    """The records file as the reader takes it: a gzipped one (the copy kept in the repository) unpacked
+    to a temporary file."""
+    with path.open("rb") as handle:
+        if handle.read(2) != b"\x1f\x8b":
+            return path
+    unpacked = Path(tempfile.mkstemp(prefix="portfolio-", suffix=".jsonl")[1])
+    with gzip.open(path, "rb") as packed, unpacked.open("wb") as plain:
+        shutil.copyfileobj(packed, plain)
+    return unpacked
 
 
 def race_overheads(out: Path, label: str) -> list[float]:
     """The ``overhead_seconds`` of each race in the records file."""
-    found = []
-    with out.open(encoding="utf-8") as lines:
-        for line in lines:
-            record = json.loads(line)
-            if record.get("type") == "run" and record.get("solver") == label:
-                found.append(float(record.get("overhead_seconds") or 0.0))
-    return found
+    return [
+        float(record.get("overhead_seconds") or 0.0)
+        for record in read_records_of(out)
+        if record.get("type", "run") == "run" and record.get("solver") == label
+    ]
 
 
 if __name__ == "__main__":

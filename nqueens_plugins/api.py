@@ -40,6 +40,7 @@ from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
 from nqueens_plugins.results.crosscheck import Check, InstanceCheck, read_expected
 from nqueens_plugins.results.race import RaceResult
+from nqueens_plugins.results.schedule import Schedule
 from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary_view import Summary
 from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check_instances, cross_check_sizes
@@ -951,6 +952,24 @@ def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Not
         replayed.space.solver, replayed.goal, replayed.budget, replayed.iterations, replayed.outcome, test
     )
     return tune_html(shown) if format == "html" else render_tune(shown, format)
+
+
+def select_schedule(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    n: int | str | Problem | None = None,
+    *,
+    instance: str | None = None,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    timeout: float | None = None,
+) -> Schedule:
+    """SUNNY's time-sliced schedule for the board, learnt from ``records``: a few solvers run one after another,
+    each for its slice of ``timeout`` seconds (by default the records' time limit; ``results/schedule.py``).
+    The board is given as for ``solve``."""
+    from nqueens_plugins.results.portfolio import schedule_for_board
+
+    problem = problem_of(n, instance, fixed, blocked)
+    return schedule_for_board(grouped(records).groups, problem.n, problem.fixed, problem.blocked, timeout)
 
 
 def export_aslib(results: str | Path, folder: str | Path, *, notify: Notify | None = None) -> tuple[int, int]:

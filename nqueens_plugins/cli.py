@@ -799,10 +799,22 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
 @instance_option(INSTANCE_HELP)
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
-def select(results: str, size: str | None, instance: str | None, fixed: str | None, blocked: str | None) -> None:
+@click.option("--schedule", is_flag=True, help="SUNNY's time-sliced schedule of a few solvers, not one solver.")
+@click.option("--timeout", type=float, default=None, help="With --schedule: the seconds the slices add up to "
+              "(default: the records' time limit).")  # fmt: skip
+def select(
+    results: str, size: str | None, instance: str | None, fixed: str | None, blocked: str | None, schedule: bool,
+    timeout: float | None,
+) -> None:  # fmt: skip
     """Which solver to run on a board, learnt from a results file: the best over the nearest past instances."""
     from nqueens_plugins import api
 
+    if timeout is not None and not schedule:
+        raise BadInput("--timeout goes with --schedule: a selection runs one solver under your own limit")
+    if schedule:
+        sliced = api.select_schedule(results, size, instance=instance, fixed=fixed, blocked=blocked, timeout=timeout)
+        click.echo(for_terminal(sliced.describe()))
+        return
     chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked)
     click.echo(for_terminal(chosen.describe()))
 

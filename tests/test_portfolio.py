@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -48,7 +49,7 @@ def test_the_virtual_best_the_single_best_and_the_gap_closed() -> None:
     records += [run("race(a,b)", 10, 1.2), run("race(a,b)", 12, 2.4)]
     result = found(records)
     assert result is not None and result.instances == 2
-    assert result.notes == ["no selector row: 2 instances, 10 needed to hold some out"]
+    assert result.notes == ["no selector or schedule row: 2 instances, 10 needed to hold some out"]
     rows = by_solver(result)
     assert rows["virtual best"].par == pytest.approx(1.5)  # a on 10, b on 12
     assert rows["single best: b"].par == pytest.approx(3.5)  # b: (5 + 2) / 2 beats a: (1 + 10) / 2
@@ -124,17 +125,23 @@ def test_the_selector_learns_which_solver_suits_which_instances() -> None:
     assert selector.decided == 1.0
 
 
-def test_a_selector_whose_features_say_nothing_closes_no_gap() -> None:
-    # one blocked square on an edge row of a 10 x 10 board: the features cannot tell the instances apart,
-    # and the faster solver alternates from one instance to the next
+def same_features() -> list[dict[str, Any]]:
+    """20 instances with one blocked square on an edge row of a 10 x 10 board: the features cannot tell
+    them apart, and the faster solver alternates from one instance to the next."""
     records = []
     for i in range(20):
         square = {"blocked": [[i % 10, 9 - i // 10 * 9]], "instance": f"i{i}"}
         records += [run("a", 10, 1.0 if i % 2 else 10.0) | square, run("b", 10, 10.0 if i % 2 else 1.0) | square]
-    result = found(records)
+    return records
+
+
+def test_records_whose_features_say_nothing_get_a_sentence_not_a_learned_row() -> None:
+    # the nearest instances would be the first ones in the file: no row, and the table says why
+    result = found(same_features())
     assert result is not None and result.instances == 20
-    selector = by_solver(result)["selector: 5 nearest, 5-fold cross-validated"]
-    assert selector.gap_closed is not None and selector.gap_closed < 0.5, selector
+    assert not any(row.solver.startswith(("selector", "schedule")) for row in result.rows)
+    assert "no selector or schedule row: every instance has the same features" in " ".join(result.notes)
+    assert "every instance has the same features" in plain_text(render_portfolio(result, "table"))
 
 
 def test_features_see_what_propagation_proves() -> None:
@@ -166,3 +173,115 @@ def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Pat
 def test_select_refuses_records_it_cannot_learn_from() -> None:
     with pytest.raises(nq.BadInput, match="cannot train a selector"):
         nq.select([run("a", 10, 1.0)], 10)
+
+
+# --- SUNNY's schedule (results/schedule.py) ------------------------------------------------------------
+
+SCHEDULE_ROW = "schedule: SUNNY, 5 nearest, 5-fold cross-validated"
+SELECTOR_ROW = "selector: 5 nearest, 5-fold cross-validated"
+
+
+def rounded(slices: tuple[tuple[str, float], ...]) -> tuple[tuple[str, float], ...]:
+    return tuple((solver, round(seconds, 9)) for solver, seconds in slices)
+
+
+def test_sunny_gives_each_solver_a_slot_per_neighbour_it_decides() -> None:
+    from nqueens_plugins.results.schedule import sunny_slices
+
+    # a decides three neighbours in 1 s, b the other two in 2 s; undecided runs count the limit, 10 s
+    decided = np.array([[1, 0], [1, 0], [1, 0], [0, 1], [0, 1]], dtype=float)
+    times = np.array([[1, 10], [1, 10], [1, 10], [10, 2], [10, 2]], dtype=float)
+    assert rounded(sunny_slices(decided, times, ("a", "b"), 10.0, "b")) == (("a", 6.0), ("b", 4.0))
+    # b decides everything a does: the smallest set is one solver, the faster of the two that decide all
+    both = np.ones((5, 2))
+    assert sunny_slices(both, np.array([[3.0, 1.0]] * 5), ("a", "b"), 10.0, "a") == (("b", 10.0),)
+    # a neighbour no solver decides: its slot goes to the backup
+    fifth = np.array([[1, 0]] * 4 + [[0, 0]], dtype=float)
+    slices = sunny_slices(fifth, np.array([[1, 10]] * 4 + [[10, 10]], dtype=float), ("a", "b"), 10.0, "b")
+    assert rounded(slices) == (("a", 8.0), ("b", 2.0))
+    assert sunny_slices(np.zeros((5, 2)), np.full((5, 2), 10.0), ("a", "b"), 10.0, "b") == (("b", 10.0),)
+
+
+def test_a_simulated_schedule_pays_every_earlier_slice_in_full() -> None:
+    from nqueens_plugins.results.schedule import simulate
+
+    slices = (("a", 6.0), ("b", 4.0))
+    late = {"a": (np.array([7.0]), np.array([True])), "b": (np.array([1.0]), np.array([True]))}
+    assert simulate(slices, late, 10.0) == pytest.approx((6.0 + 1.0, 1.0))  # a decided, but after its slice
+    never = {"a": (np.array([10.0]), np.array([False])), "b": (np.array([5.0]), np.array([True]))}
+    assert simulate(slices, never, 10.0) == pytest.approx((20.0, 0.0))  # b's 5 s do not fit its 4 s
+    half = {"a": (np.array([1.0, 10.0]), np.array([True, False])), "b": (np.array([2.0]), np.array([True]))}
+    assert simulate(slices, half, 10.0) == pytest.approx((0.5 * 1.0 + 0.5 * (6.0 + 2.0), 1.0))
+    # one slice of the whole limit is the solver's own run, as the records judged it (10.02 s: the grace)
+    graced = {"a": (np.array([10.02]), np.array([True]))}
+    assert simulate((("a", 10.0),), graced, 10.0) == pytest.approx((10.02, 1.0))
+
+
+def two_halves() -> list[dict[str, Any]]:
+    """30 instances, n = 10..39: a decides n = 10..14, 20..24 and 30..34 in 1 s and times out on the others,
+    b the other way round. Near the edge of a block the nearest sizes are of both kinds."""
+    records = []
+    for n in range(10, 40):
+        mine = n % 10 < 5
+        records += [
+            run("a", n, 1.0 if mine else LIMIT, solved=mine),
+            run("b", n, LIMIT if mine else 1.0, solved=not mine),
+        ]
+    return records
+
+
+def test_a_schedule_closes_the_gap_a_single_solver_selector_cannot() -> None:
+    result = found(two_halves())
+    assert result is not None and result.instances == 30
+    rows = by_solver(result)
+    assert rows["virtual best"].par == pytest.approx(1.0)
+    assert rows["single best: a"].par == pytest.approx((1.0 + 2 * LIMIT) / 2)
+    selector, schedule = rows[SELECTOR_ROW], rows[SCHEDULE_ROW]
+    # one solver per instance, the one best on most of its neighbours: wrong near the edges of the blocks
+    assert selector.gap_closed is not None and selector.gap_closed < 0.5, selector
+    # near an edge the schedule gives both a slice: every instance decided, in the first slice or the second
+    assert schedule.decided == pytest.approx(1.0), schedule
+    assert schedule.gap_closed is not None and schedule.gap_closed > 0.5, schedule
+    assert schedule.par < selector.par
+
+
+def test_cross_validation_never_learns_from_the_instance_it_scores() -> None:
+    from nqueens_plugins.api import grouped
+    from nqueens_plugins.results.portfolio import scheduler_of, score_table
+    from nqueens_plugins.results.schedule import cross_validated
+    from nqueens_plugins.results.selector import fold_of
+
+    table = score_table(grouped(two_halves()).groups)
+    assert table is not None
+    scheduler = scheduler_of(table)
+    assert scheduler is not None
+    labels = scheduler.selector.instances
+    found_schedules = cross_validated(scheduler, [LIMIT] * len(labels))
+    for label, schedule in zip(labels, found_schedules, strict=True):
+        assert schedule is not None
+        same_fold = {other for other in labels if fold_of(other) == fold_of(label)}
+        assert label in same_fold and not same_fold & {near for near, _ in schedule.neighbours}, label
+        assert schedule.trained_on == len(labels) - len(same_fold)
+
+
+def test_schedule_for_a_new_board_and_what_it_refuses() -> None:
+    from nqueens_plugins.api import grouped
+    from nqueens_plugins.results.portfolio import schedule_for_board
+
+    records = []
+    for n in range(10, 40):
+        records += [run("small", n, 1.0 if n < 25 else 10.0), run("large", n, 10.0 if n < 25 else 1.0)]
+    groups = grouped(records).groups
+    chosen = schedule_for_board(groups, 12, {}, [])
+    assert chosen.slices == (("small", LIMIT),) and chosen.limit == LIMIT  # the records' time limit
+    assert len(chosen.neighbours) == 5 and chosen.trained_on == 30
+    assert chosen.describe().startswith("small 100 s (a schedule of 100 s from its 5 nearest of 30")
+    halves = schedule_for_board(grouped(two_halves()).groups, 24, {}, [], limit=10.0)
+    assert {solver for solver, _ in halves.slices} == {"a", "b"}
+    assert sum(seconds for _, seconds in halves.slices) == pytest.approx(10.0)
+    with pytest.raises(nq.BadInput, match="every instance has the same features"):
+        schedule_for_board(grouped(same_features()).groups, 10, {}, [])
+    with pytest.raises(nq.BadInput, match="cannot train a schedule"):
+        schedule_for_board(grouped([run("a", 10, 1.0)]).groups, 10, {}, [])
+    with pytest.raises(nq.BadInput, match="above 0 seconds"):
+        schedule_for_board(groups, 12, {}, [], limit=0.0)

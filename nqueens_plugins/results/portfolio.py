@@ -21,18 +21,32 @@ label starts with ``race(`` are portfolios; every other row is a single solver.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Mapping
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.results.features import features
-from nqueens_plugins.results.selector import FOLDS, K_NEAREST, MIN_INSTANCES, Selector, cross_validated
-from nqueens_plugins.results.statistics import par
+from nqueens_plugins.results.schedule import Schedule, Scheduler, simulate
+from nqueens_plugins.results.schedule import cross_validated as schedules_cross_validated
+from nqueens_plugins.results.selector import FOLDS, K_NEAREST, MIN_INSTANCES, Selector, cross_validated, fold_of
+from nqueens_plugins.results.statistics import Runs, par
 
-__all__ = ["PORTFOLIO_PAR", "Portfolio", "PortfolioRow", "is_portfolio", "portfolio", "score_table", "selector_of"]
+__all__ = [
+    "PORTFOLIO_PAR",
+    "Portfolio",
+    "PortfolioRow",
+    "is_portfolio",
+    "portfolio",
+    "schedule_for_board",
+    "scheduler_of",
+    "score_table",
+    "selector_of",
+]
 
 PORTFOLIO_PAR = 2  # undecided runs count as twice the time limit
 
@@ -68,11 +82,17 @@ class Scores:
     total: dict[tuple[int, str], float] = field(default_factory=lambda: defaultdict(float))
     runs: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
     decided: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
+    seconds: dict[tuple[int, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    succeeded: dict[tuple[int, str], list[bool]] = field(default_factory=lambda: defaultdict(list))
+    limit: dict[tuple[int, str], float] = field(default_factory=dict)  # the largest of its groups there
 
-    def add(self, instance: tuple[int, str], score: float, runs: int, decided: int) -> None:
-        self.total[instance] += score * runs
-        self.runs[instance] += runs
-        self.decided[instance] += decided
+    def add(self, instance: tuple[int, str], runs: Runs, score: float) -> None:
+        self.total[instance] += score * len(runs)
+        self.runs[instance] += len(runs)
+        self.decided[instance] += int(runs.succeeded.sum())
+        self.seconds[instance] += runs.seconds.tolist()
+        self.succeeded[instance] += runs.succeeded.tolist()
+        self.limit[instance] = max(self.limit.get(instance, 0.0), float(runs.limit or 0.0))
 
     def par(self, instance: tuple[int, str]) -> float:
         return self.total[instance] / self.runs[instance]
@@ -89,6 +109,17 @@ class Table:
     boards: dict[tuple[int, str], tuple[int, Any, Any]]  # instance -> (n, fixed, blocked) of a run on it
     notes: list[str]
 
+    def recorded(self, instance: tuple[int, str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each single solver's runs on the instance: (seconds, whether each decided)."""
+        return {
+            label: (np.array(self.scores[label].seconds[instance]), np.array(self.scores[label].succeeded[instance]))
+            for label in self.singles
+        }
+
+    def limit(self, instance: tuple[int, str]) -> float:
+        """The instance's time limit: the smallest of the single solvers' there (every run is known up to it)."""
+        return min(self.scores[label].limit[instance] for label in self.singles)
+
 
 def score_table(groups: Mapping[Any, Any]) -> Table | None:
     """Every solver's PAR-2 per instance, and the single solvers' on their common instances; None when
@@ -104,7 +135,7 @@ def score_table(groups: Mapping[Any, Any]) -> Table | None:
         if score is None:
             unlimited.add(solver)
             continue
-        scores[solver].add((n, instance), score, len(runs), int(runs.succeeded.sum()))
+        scores[solver].add((n, instance), runs, score)
         if group.board is not None:
             boards.setdefault((n, instance), group.board)
     singles = sorted(label for label in scores if not is_portfolio(label))
@@ -166,26 +197,92 @@ def portfolio(groups: Mapping[Any, Any]) -> Portfolio | None:
             continue
         value = float(np.mean([scores[label].par(i) for i in instances]))
         rows.append(PortfolioRow(label, "portfolio", value, decided(label), closed(value)))
-    rows += selector_rows(found, closed, notes)
+    rows += learned_rows(found, closed, notes)
     return Portfolio(len(instances), rows, notes)
 
 
-def selector_rows(table: Table, closed: Callable[[float], float | None], notes: list[str]) -> list[PortfolioRow]:
-    """The learned selector's row, cross-validated by instance, where the file has enough instances."""
+def learnable(table: Table) -> Scheduler | str:
+    """What a selector and a schedule learn from (the scheduler holds the selector), or why nothing can be
+    learnt and scored from the table."""
     if len(table.instances) < MIN_INSTANCES:
-        notes.append(f"no selector row: {len(table.instances)} instances, {MIN_INSTANCES} needed to hold some out")
+        return f"{len(table.instances)} instances, {MIN_INSTANCES} needed to hold some out"
+    scheduler = scheduler_of(table)
+    if scheduler is None:
+        return "some instances have no board in the records to compute features from"
+    if not np.ptp(scheduler.selector.features, axis=0).any():
+        return "every instance has the same features, so the nearest ones would be chosen by file order"
+    if len({fold_of(label) for label in scheduler.selector.instances}) < 2:
+        return "the instances all fell in one fold"
+    return scheduler
+
+
+def learned_rows(table: Table, closed: Callable[[float], float | None], notes: list[str]) -> list[PortfolioRow]:
+    """The learned selector's and schedule's rows, cross-validated by instance, or a note saying why not."""
+    scheduler = learnable(table)
+    if isinstance(scheduler, str):
+        notes.append(f"no selector or schedule row: {scheduler}")
         return []
-    selector = selector_of(table)
-    if selector is None:
-        notes.append("no selector row: some instances have no board in the records to compute features from")
-        return []
-    chosen = cross_validated(selector)
-    if any(solver is None for solver in chosen):
-        notes.append("no selector row: the instances all fell in one fold")
-        return []
-    picks = [(str(solver), i) for solver, i in zip(chosen, table.instances, strict=True)]
+    return [selector_row(table, scheduler.selector, closed), schedule_row(table, scheduler, closed)]
+
+
+def selector_row(table: Table, selector: Selector, closed: Callable[[float], float | None]) -> PortfolioRow:
+    """The single-solver selector's row: each instance gets the solver chosen without its fold (two folds or
+    more, so every instance gets one)."""
+    picks = [(str(solver), i) for solver, i in zip(cross_validated(selector), table.instances, strict=True)]
     value = float(np.mean([table.par[solver][table.instances.index(i)] for solver, i in picks]))
     decided = sum(table.scores[solver].decided[i] for solver, i in picks)
     runs = sum(table.scores[solver].runs[i] for solver, i in picks)
     label = f"selector: {K_NEAREST} nearest, {FOLDS}-fold cross-validated"
-    return [PortfolioRow(label, "portfolio", value, decided / runs, closed(value))]
+    return PortfolioRow(label, "portfolio", value, decided / runs, closed(value))
+
+
+def scheduler_of(table: Table) -> Scheduler | None:
+    """SUNNY's knowledge base from every compared instance (None if one has no board for its features)."""
+    selector = selector_of(table)
+    if selector is None:
+        return None
+    decided, times = [], []
+    for instance in table.instances:
+        runs, limit = table.recorded(instance), table.limit(instance)
+        decided.append([float(runs[label][1].mean()) for label in table.singles])
+        times.append([float(np.where(runs[label][1], runs[label][0], limit).mean()) for label in table.singles])
+    return Scheduler(selector, np.array(decided), np.array(times))
+
+
+def schedule_row(table: Table, scheduler: Scheduler, closed: Callable[[float], float | None]) -> PortfolioRow:
+    """SUNNY's schedule's row: each instance's schedule learnt without its fold, simulated on its recorded runs."""
+    limits = [table.limit(instance) for instance in table.instances]
+    schedules = schedules_cross_validated(scheduler, limits)
+    simulated = []
+    for schedule, instance, limit in zip(schedules, table.instances, limits, strict=True):
+        if schedule is not None:  # always: ``learnable`` saw two folds or more
+            simulated.append(simulate(schedule.slices, table.recorded(instance), limit, PORTFOLIO_PAR))
+    value = float(np.mean([par2 for par2, _ in simulated]))
+    decided = float(np.mean([chance for _, chance in simulated]))
+    label = f"schedule: SUNNY, {scheduler.selector.k} nearest, {FOLDS}-fold cross-validated"
+    return PortfolioRow(label, "portfolio", value, decided, closed(value))
+
+
+def schedule_for_board(
+    groups: Mapping[Any, Any],
+    n: int,
+    fixed: Mapping[int, int],
+    blocked: Iterable[tuple[int, int]],
+    limit: float | None = None,
+) -> Schedule:
+    """SUNNY's schedule for a board, learnt from summarised groups (``api.grouped(records).groups``), within
+    ``limit`` seconds (by default the records' most common time limit). Raises ``BadInput`` saying why the
+    records cannot train one."""
+    table = score_table(groups)
+    scheduler = scheduler_of(table) if table is not None else None
+    if table is None or scheduler is None:
+        raise BadInput("these records cannot train a schedule: they need two single solvers or more, with a "
+                       "time limit, on common instances")  # fmt: skip
+    if not np.ptp(scheduler.selector.features, axis=0).any() and len(table.instances) > 1:
+        raise BadInput("these records cannot train a schedule: every instance has the same features")
+    if limit is None:
+        limits = Counter(table.limit(instance) for instance in table.instances)
+        limit = max(limits, key=lambda value: (limits[value], value))
+    if not (math.isfinite(limit) and limit > 0):
+        raise BadInput(f"a schedule needs a time limit above 0 seconds, not {limit:g}")
+    return scheduler.schedule(features(n, fixed, blocked), limit)

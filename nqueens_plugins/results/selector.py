@@ -4,8 +4,8 @@ The method is SUNNY's core (Amadini, Gabbrielli and Mauro, MiniZinc Challenge):
 the k nearest past instances by their features (``features.py``, each feature
 scaled to zero mean and unit spread over the training instances), and the solver
 with the best total PAR-2 over those neighbours. SUNNY goes on to build a
-time-sliced schedule of a few solvers; this selector picks one (a schedule is
-not built yet). Nearest neighbours need no training beyond storing the table,
+time-sliced schedule of a few solvers from the same neighbours: ``schedule.py``,
+which stands on this table. Nearest neighbours need no training beyond storing the table,
 explain themselves (the neighbours can be shown), and work from a few dozen
 instances, which is what a user's records hold.
 
