@@ -168,6 +168,14 @@ def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Pat
     assert code == 0 and shown.startswith(("bitset-mrv", "min-conflicts")) and "nearest of 2 past instances" in shown
     code, _, err = run_cli("select", str(out))
     assert code == 2 and "board size" in err
+    code, shown, err = run_cli("select", str(out), "-n", "9", "--schedule", "--timeout", "4")
+    assert code == 0, err
+    slices = [part.split() for part in shown.split(" (")[0].split(", then ")]
+    assert {solver for solver, _, _ in slices} <= {"bitset-mrv", "min-conflicts"}
+    assert sum(float(seconds) for _, seconds, _ in slices) == pytest.approx(4, rel=1e-2)  # the slices fill the limit
+    for bad in (["--timeout", "4"], ["--schedule", "--timeout", "nan"], ["--schedule", "--timeout", "-1"]):
+        code, _, err = run_cli("select", str(out), "-n", "9", *bad)
+        assert code == 2 and err.count("\n") == 1, (bad, err)
 
 
 def test_select_refuses_records_it_cannot_learn_from() -> None:
