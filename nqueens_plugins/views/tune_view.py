@@ -31,7 +31,7 @@ class TuneShown:
     iterations: list[Iteration]
     outcome: TuneOutcome | None  # None: the file ends before the tune did
     held_out: HeldOut | None
-    overhead_seconds: float | None = None  # per run beyond the solver's own (known when the tune just ran)
+    overhead_seconds: float | None = None  # core seconds per run beyond the solver's own (when the tune just ran)
     notes: tuple[str, ...] = ()
 
 
@@ -43,7 +43,8 @@ def render_tune(shown: TuneShown, fmt: str) -> str:
     lines += fates(shown, escape)
     lines += verdict_lines(shown, escape)
     if shown.overhead_seconds is not None:
-        lines += ["", f"Overhead: {shown.overhead_seconds:.3f} s a run beyond the solver's own."]
+        overhead = f"Overhead: {shown.overhead_seconds:.3f} core seconds a run beyond the solver's own"
+        lines += ["", f"{overhead} (wall x workers - solver time, over the runs)."]
     lines += [f"{escape(note)}" for note in shown.notes]
     return "\n".join(lines)
 

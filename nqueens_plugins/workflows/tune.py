@@ -33,7 +33,7 @@ from nqueens_plugins.core.solver import Solver, Variant, parse_spec, resolve_opt
 from nqueens_plugins.core.space import Space
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import Result
-from nqueens_plugins.execution.local import given_or_local
+from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.records import (
     Loaded,
@@ -136,6 +136,7 @@ class Tuning:
     race_records: dict[tuple[str, int], dict[str, Any]]
     test_records: list[dict[str, Any]] = field(default_factory=list)  # the held-out test's runs
     wall_seconds: float = 0.0
+    workers: int = 1  # the runs' workers (cores) on this machine; 1 for a cluster, whose size is not ours to know
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -162,10 +163,12 @@ class Tuning:
 
     @property
     def overhead_seconds(self) -> float:
-        """Wall seconds per run beyond the solver's own (starting, sending, verifying, deciding, writing)."""
+        """Core seconds per run beyond the solver's own: the wall time times the workers, less every run's
+        solver seconds, over the runs. It counts starting, sending, verifying, deciding and writing, and a
+        core left idle while a block waits for its slowest run. (On a cluster, the wall time alone.)"""
         made = self.outcome.runs + len(self.test_records)
         spent = self.outcome.seconds + sum(float(r["seconds"]) for r in self.test_records)
-        return max(self.wall_seconds - spent, 0.0) / made if made else 0.0
+        return max(self.wall_seconds * self.workers - spent, 0.0) / made if made else 0.0
 
     def held_out(self) -> HeldOut | None:
         """The best configuration against the defaults on the held-out runs (None: no test was asked for)."""
@@ -237,13 +240,14 @@ def tune(
             known = {run_key(record): record for record in read_runs(out.path) if "tune" in record}
     try:
         with given_or_local(executor, 0) as backend:
+            workers = backend.jobs if isinstance(backend, LocalExecutor) else 1
             maker = RunMaker(setup, backend, writer, known)
             outcome, race_records = race_with(maker, setup, progress)
             test_records = held_out_test(maker, setup, outcome.best)
     finally:
         if writer is not None:
             writer.close()
-    return Tuning(setup, outcome, race_records, test_records, time.monotonic() - started)
+    return Tuning(setup, outcome, race_records, test_records, time.monotonic() - started, workers)
 
 
 def race_with(
