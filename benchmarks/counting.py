@@ -90,16 +90,34 @@ class Yardstick:
             raise SystemExit(f"the yardstick needs gcc and {YARDSTICK}")
         subprocess.run([compiler, "-O2", "-o", str(self.binary), str(YARDSTICK)], check=True)
         self.measured: dict[int, float] = {}
+        self.cpu: dict[int, float] = {}
 
     def seconds(self, n: int) -> float:
-        """The yardstick's own time for n (it prints the count and the seconds), checked against OEIS;
-        run once per n in a run of this script (n = 18 takes minutes)."""
+        """The yardstick's own time for n (it prints the count and the seconds: its wall clock), checked
+        against OEIS; run once per n in a run of this script (n = 18 takes minutes)."""
         if n not in self.measured:
+            import resource
+
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             output = subprocess.run([str(self.binary), str(n)], capture_output=True, text=True, check=True).stdout
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             solutions, seconds = output.split()
             assert int(solutions) == known_count(n), output
             self.measured[n] = float(seconds)
+            self.cpu[n] = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
         return self.measured[n]
+
+    def cpu_seconds(self, n: int) -> float:
+        """The yardstick's CPU seconds for n (its process's, from the same run as ``seconds``): what a
+        worker's CPU seconds are compared with, since other jobs on a busy machine do not count in either."""
+        self.seconds(n)
+        return self.cpu[n]
+
+
+def load() -> str:
+    """The machine's load average now (1, 5 and 15 minutes), printed beside the figures."""
+    with open("/proc/loadavg", encoding="ascii") as average:
+        return "load average " + " ".join(average.read().split()[:3])
 
 
 def checked_count(spec: str, n: int, unique: bool = False) -> tuple[float, Any]:
@@ -144,32 +162,50 @@ def yardstick_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
 JOIN_TARGETS = {16: 0.05, 17: 0.08, 18: 0.02}  # one worker's CPU seconds / the yardstick's (issue 41)
 
 
-def join_cpu_seconds(spec: str, n: int) -> float:
+def join_cpu_seconds(spec: str, n: int, unique: bool = False) -> float:
     """CPU seconds of one worker counting n in this process, checked; for joining, the quarters of n are
     built inside the time (the cache of an earlier count of n is emptied first)."""
     from nqueens_plugins.builtin.engines import join_kernel
 
     join_kernel.prepared.cache_clear()
-    return cpu_timed(lambda: checked_count(spec, n))
+    return cpu_timed(lambda: checked_count(spec, n, unique))
 
 
 def join_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
-    """Issue 41: joining half boards against the yardstick and start constellations, per core and on both."""
+    """Issue 41: joining half boards against the yardstick and start constellations, per core and on both;
+    and ``--unique`` by joining (Burnside's lemma) against constellations' (its classes, the same pass)."""
     header("joining half boards (method=join): per core (CPU seconds of one worker) and on both cores")
+    print("per core: a worker's CPU seconds over the yardstick's CPU seconds (both immune to other jobs);")
+    print("both cores: wall seconds over the yardstick's wall seconds (both slowed by other jobs)")
     for n in sizes:
-        reference = yardstick.seconds(n)
-        report(f"yardstick ref_count n={n}", reference, None, note=f"{known_count(n):,} solutions")
+        print(f"n = {n}: {load()}")
+        reference, reference_cpu = yardstick.seconds(n), yardstick.cpu_seconds(n)
+        report(
+            f"yardstick ref_count n={n}: {reference_cpu:.2f} CPU s",
+            reference,
+            None,
+            note=f"{known_count(n):,} solutions (wall seconds)",
+        )
         join = join_cpu_seconds("bitboard[method=join,workers=1]", n)
-        stars = join_cpu_seconds("bitboard[method=constellations,workers=1]", n)
+        stars = join_cpu_seconds("bitboard[method=constellations,workers=1]", n)  # checks its classes too
         report(
             f"join, one worker n={n}: {join:.2f} CPU s",
-            join / reference,
+            join / reference_cpu,
             JOIN_TARGETS.get(n),
             "x",
-            note=f"constellations {stars:.2f} CPU s = {stars / reference:.3f}x: join {stars / join:.1f}x faster",
+            note=f"constellations {stars:.2f} CPU s = {stars / reference_cpu:.3f}x: join {stars / join:.1f}x faster",
+        )
+        unique = join_cpu_seconds("bitboard[method=join,workers=1]", n, unique=True)
+        report(
+            f"--unique by join, one worker n={n}: {unique:.2f} CPU s",
+            unique / reference_cpu,
+            None,
+            "x",
+            note=f"constellations' classes (the same pass: {stars:.2f} CPU s): join {stars / unique:.1f}x faster",
         )
         both, _ = checked_count("bitboard[method=join]", n)
         stars_both, _ = checked_count("bitboard[method=constellations]", n)
+        unique_both, _ = checked_count("bitboard", n, unique=True)
         report(
             f"join, both cores n={n}: {both:.2f} s",
             both / reference,
@@ -177,14 +213,30 @@ def join_ratios(yardstick: Yardstick, sizes: list[int]) -> None:
             "x",
             note=f"constellations {stars_both:.2f} s = {stars_both / reference:.3f}x",
         )
+        report(f"--unique (auto: join), both cores n={n}: {unique_both:.2f} s", unique_both / reference, None, "x")
 
 
 def join_at_20() -> None:
     """n = 20 by joining on both cores: within 3 minutes, its memory (the largest process's peak) within 2 GiB."""
+    import multiprocessing
     import resource
+    import time
 
     header("n = 20 by joining half boards, both cores (issue 41: 3 minutes, 2 GiB)")
+    print(f"before: {load()}")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds, result = checked_count("bitboard[method=join]", 20)
+    print(f"after: {load()}")
+    for _ in range(50):  # the pool's workers, reaped so that their CPU seconds count
+        if not multiprocessing.active_children():
+            break
+        time.sleep(0.1)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    workers_cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    print(
+        f"its two workers: {workers_cpu:.0f} CPU s in all ({workers_cpu / 2:.0f} each on average), "
+        f"busy {workers_cpu / (2 * seconds):.0%} of the wall time (the rest: other jobs on the cores)"
+    )
     peak = max(
         resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     )
@@ -392,11 +444,12 @@ def main() -> None:
     parser.add_argument("--asp-limit", type=int, default=30, help="ASP n = 28 instances for the masked counts")
     parser.add_argument("--join-only", action="store_true", help="only the join section (issue 41), then n = 20")
     arguments = parser.parse_args()
-    print(machine())
+    print(f"{machine()}; {load()}")
     count("bitboard", 12)  # load the kernels once, outside the timings
     count("bitboard", 14)
     count("bitboard[method=takaken]", 14)
     count("bitboard[method=join]", 14)
+    count("bitboard[method=join]", 14, unique=True)
     yardstick = Yardstick()
     join_ratios(yardstick, [16] if arguments.skip_17 else [16, 17])
     if arguments.with_18:
@@ -404,6 +457,7 @@ def main() -> None:
     if arguments.with_20:
         join_at_20()
     if arguments.join_only:
+        print(f"end: {load()}")
         finish()
         return
     yardstick_ratios(yardstick, [16] if arguments.skip_17 else [16, 17])

@@ -10,7 +10,7 @@ import pytest
 
 import nqueens_plugins as nq
 from nqueens_plugins.builtin import bitboard
-from nqueens_plugins.builtin.engines import join_kernel, join_plan, join_python
+from nqueens_plugins.builtin.engines import join_kernel, join_plan, join_python, join_symmetric
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Budget, Problem, Status
 from nqueens_plugins.core.verify import A000170, A002562
@@ -96,14 +96,60 @@ def test_the_method_counts_every_n_to_oeis(kernel: str) -> None:
         assert result.counters["row_sets"] == len(join_plan.tasks(n))
 
 
-def test_auto_joins_from_its_cut_over_and_unique_keeps_constellations() -> None:
+def test_auto_joins_from_its_cut_over_with_or_without_unique() -> None:
     auto = {"method": "auto"}
     assert bitboard.way_of(Problem(bitboard.JOIN_FROM), auto) == "join"
     assert bitboard.way_of(Problem(bitboard.JOIN_FROM - 1), auto) == "constellations"
     assert bitboard.way_of(Problem(bitboard.JOIN_UNTIL + 1), auto) == "constellations"
-    assert bitboard.way_of(Problem(bitboard.JOIN_FROM), auto, unique=True) == "constellations"
-    result = nq.count("bitboard[method=join,workers=1]", 10, unique=True, isolate=False)
-    assert result.solutions == A002562[10] and "classes_8" in result.counters and "row_sets" not in result.counters
+    assert bitboard.way_of(Problem(bitboard.JOIN_FROM), auto, unique=True) == "join"
+    assert bitboard.way_of(Problem(bitboard.JOIN_FROM - 1), auto, unique=True) == "constellations"
+
+
+def brute_fixed(n: int, turns: int) -> int:
+    """Solutions that ``turns`` quarter turns ((row, column) -> (column, n-1-row)) map onto themselves."""
+    found = 0
+    for queens in solutions(n):
+        cells = {(r, c) for c, r in enumerate(queens)}
+        turned = cells
+        for _ in range(turns):
+            turned = {(c, n - 1 - r) for r, c in turned}
+        found += turned == cells
+    return found
+
+
+@pytest.mark.parametrize("n", [4, 5, 8, 9])
+def test_the_turns_fixed_solutions_match_brute_force(n: int) -> None:
+    for turns in (join_symmetric.HALF_TURN, join_symmetric.QUARTER_TURN):
+        expected = brute_fixed(n, turns)
+        assert join_symmetric.fixed_python(n, turns) == expected, turns
+        assert join_kernel.turn_fixed(n, turns) == expected, turns
+
+
+@pytest.mark.parametrize("kernel", ["python", "numba"])
+def test_unique_by_joining_matches_a002562(kernel: str) -> None:
+    for n in range(1, 13 if kernel == "numba" else 11):
+        result = nq.count(f"bitboard[method=join,kernel={kernel},workers=1]", n, unique=True, isolate=False)
+        assert result.verified is True and result.solutions == A002562[n], n
+        if n >= 6:  # joined (below, canonical forms: a handful of solutions)
+            assert "row_sets" in result.counters and "classes_8" not in result.counters
+    counters = nq.count("bitboard[method=join,workers=1]", 12, unique=True, isolate=False).counters
+    assert (counters["fixed_half_turn"], counters["fixed_quarter_turn"]) == (80, 8)
+
+
+def test_unique_pieces_are_shares_of_burnside_and_add_up_to_a002562(tmp_path) -> None:
+    """Split (--out), the row sets' pieces and the turns' piece add up to 8 times the classes."""
+    problem = Problem(12)
+    parts = BITBOARD.count_parts(problem, OPTIONS, True)
+    assert parts is not None and parts[-1] == join_plan.Turns() and len(parts) == bitboard.PARTS + 1
+    counted = [BITBOARD.count_part(problem, Budget(), OPTIONS, True, part) for part in parts]
+    assert all(c.counters[bitboard.BURNSIDE_GROUP_ORDER] == 8 for c in counted)
+    assert sum(c.solutions for c in counted[:-1]) == A000170[12]
+    assert sum(c.solutions for c in counted) == 8 * A002562[12]
+    out = tmp_path / "n12-unique.jsonl"
+    result = nq.count("bitboard[method=join,kernel=python]", 12, unique=True, out=out)
+    assert result.verified is True and result.solutions == A002562[12]
+    again = nq.count("bitboard[method=join,kernel=python]", 12, unique=True, out=out, resume=True)
+    assert again.solutions == A002562[12] and again.counters["parts_resumed"] == bitboard.PARTS + 1
 
 
 def test_pieces_add_up_to_the_count_and_are_the_same_every_run() -> None:
@@ -155,3 +201,55 @@ def test_a_count_kept_piece_by_piece_resumes_to_the_oeis_total(tmp_path) -> None
     assert first.verified is True and first.counters["parts"] == bitboard.PARTS
     again = nq.count(spec, 12, out=out, resume=True)
     assert again.solutions == A000170[12] and again.counters["parts_resumed"] == bitboard.PARTS
+
+
+def test_the_command_refuses_a_join_past_its_memory_as_bad_input(run_cli) -> None:
+    """Refused in the parent before any worker starts: one line, exit 2 (not a worker's error, exit 1)."""
+    code, out, err = run_cli("count", "-s", "bitboard[method=join]", "-n", "16", "--memory", "50M")
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err.strip().count("\n") == 0
+    assert "needs about 0.1 GiB for n = 16" in err and "0.05 GiB --memory allows" in err
+    assert "bitboard[method=constellations]" in err
+
+
+def test_the_api_refuses_it_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_work(*arguments: object) -> None:
+        raise AssertionError("the count started")
+
+    monkeypatch.setattr(bitboard.Bitboard, "count", no_work)
+    with pytest.raises(BadInput, match=r"needs about .* GiB for n = 16, more than the 0\.05 GiB --memory allows"):
+        nq.count("bitboard[method=join]", 16, limits=nq.Limits(memory="50M"))
+    with pytest.raises(BadInput, match=r"more than the 0\.05 GiB --memory allows"):
+        nq.count("bitboard", 18, limits=nq.Limits(memory="50M"))  # auto joins there
+    monkeypatch.setattr(join_plan, "allowed_memory", lambda: 1 << 20)  # the machine's, without --memory
+    with pytest.raises(BadInput, match=r"this machine has available; bitboard\[method=constellations\]"):
+        nq.count("bitboard[method=join]", 12, isolate=False)
+    assert BITBOARD.count_precheck(Problem(12), dict(OPTIONS, method="constellations"), False) is None
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_bucketed_matching_counts_every_disjoint_pair(weighted: bool) -> None:
+    """Forced to bucket (by the diagonal bits both sides take most), the match still counts every pair
+    of boards with no bit in common, weighted 2 per main-diagonal bit of the query where asked."""
+    rng = np.random.default_rng(5)
+    bits = 30
+
+    def boards(count: int) -> np.ndarray:
+        taken = rng.random((count, bits)) < rng.uniform(0.1, 0.5, bits)  # some bits far likelier than others
+        words = (taken * (1 << np.arange(bits, dtype=np.int64))).sum(axis=1).astype(np.uint64)
+        return np.concatenate([[np.uint64(count)], words]).astype(np.uint64)
+
+    sliced, queries = boards(1500), boards(700)
+    fits = (sliced[1:, None] & queries[None, 1:]) == 0
+    main = (3, 17)
+    weight = np.ones(700, dtype=np.int64)
+    if weighted:
+        weight = 1 << (((queries[1:] >> np.uint64(3)) & np.uint64(1)) + ((queries[1:] >> np.uint64(17)) & np.uint64(1)))
+    expected = int((fits * weight.astype(np.int64)[None, :]).sum())
+    buffers = join_kernel.new_buffers(bits)
+    for split_from in (0, join_kernel.SPLIT_FROM):  # bucketed, and not
+        found = join_kernel._match(sliced, queries, (*main, weighted), bits, buffers, split_from)
+        assert found == expected, split_from
+    chosen = join_kernel._split_bits(sliced, queries, bits)
+    codes = join_kernel._codes(sliced, chosen), join_kernel._codes(queries, chosen)
+    assert join_kernel._best_split(*codes) > 0  # it did bucket

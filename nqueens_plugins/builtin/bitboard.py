@@ -29,14 +29,18 @@ A third way counts plain boards without searching them queen by queen:
   are counted in bulk (bit-sliced groups of 512 or 1024, AND and popcount); the
   sets of rows are the count's pieces. Several times faster than
   ``constellations`` per core from n = 16, at the price of memory (about 0.2
-  GiB at n = 18, 1.1 GiB at n = 20: ``join_plan.memory_bytes``, refused past
-  what ``--memory`` or the machine allows). It gives no classes, so
-  ``--unique`` counts by ``constellations`` (which has them in the same pass).
+  GiB at n = 18, 1.1 GiB at n = 20: ``join_plan.memory_bytes``, refused before
+  any work past what ``--memory`` or the machine allows: ``count_precheck``).
+  It counts solutions, not classes: ``--unique`` adds the solutions a half and
+  a quarter turn leave unchanged (``engines/join_symmetric.py``, a search of a
+  half or a quarter of the queens: milliseconds) and takes Burnside's average.
 
-``auto`` (the default) takes ``join`` from n = ``JOIN_FROM`` to ``JOIN_UNTIL``,
-``constellations`` from n = ``CONSTELLATIONS_FROM`` otherwise (and for
-``--unique``), whatever the engine, so a count is split the same way in every
-run (``benchmarks/counting.py`` measures the cut-overs). Other
+``auto`` (the default) takes ``join`` from n = ``JOIN_FROM`` to ``JOIN_UNTIL``
+(with or without ``--unique``: the turns' solutions cost next to nothing, so
+the faster method for the count is the faster for its classes),
+``constellations`` from n = ``CONSTELLATIONS_FROM`` otherwise, whatever the
+engine, so a count is split the same way in every run
+(``benchmarks/counting.py`` measures the cut-overs). Other
 boards use the mirror symmetry where they have it (first queens in the top half
 of the first column, counted twice); the few plain boards below 6 have their
 classes counted by canonical forms.
@@ -69,7 +73,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.builtin.backtracking import backtrack
-from nqueens_plugins.builtin.engines import constellations, join_plan, symmetry_count
+from nqueens_plugins.builtin.engines import constellations, join_plan, join_symmetric, symmetry_count
 from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.hookspecs import hookimpl
@@ -123,8 +127,9 @@ def seconds_per_node(kernel: str) -> float:
 
 
 # One core's seconds for a count by joining at n, relative to n = 14's (measured here: the kernel loaded, the
-# quarters built inside the time; n = 20 took 394 CPU s, 80x n = 18). Past n = 18, about 9x per step.
-JOIN_RELATIVE = {14: 1.0, 15: 7.2, 16: 9.5, 17: 80.0, 18: 265.0, 20: 21500.0}
+# quarters built inside the time; n = 20 took 239 CPU s on two workers, 40x n = 18, since its sets of rows
+# are bucketed: benchmarks/counting.py). Past n = 18 otherwise, about 9x per step.
+JOIN_RELATIVE = {14: 1.0, 15: 7.2, 16: 9.5, 17: 80.0, 18: 265.0, 20: 11000.0}
 JOIN_CALIBRATION_N = {"numba": 14, "python": 9}
 
 
@@ -292,11 +297,11 @@ def way_of(problem: Problem, options: Mapping[str, Any], unique: bool = False) -
 
     ``method=auto`` depends on n alone, never on the engine, so that a count is
     split the same way in every run (``count --resume`` relies on it). Joining
-    counts no classes: ``--unique`` takes constellations (or Takaken's) instead.
+    gives ``--unique`` by Burnside's lemma (``join_symmetric``), as fast as the count.
     """
     method = options.get("method", "auto")
     n = problem.n
-    if problem.is_plain and not unique and (method == "join" or method == "auto" and JOIN_FROM <= n <= JOIN_UNTIL):
+    if problem.is_plain and (method == "join" or method == "auto" and JOIN_FROM <= n <= JOIN_UNTIL):
         return "join"
     if not symmetric_split(problem):
         return "mirror"
@@ -385,8 +390,8 @@ class Bitboard(Solver):
             "method",
             str,
             "auto",
-            "plain boards: start constellations (the border first), Takaken's, or joining half boards "
-            f"(no --unique); auto: join for n = {JOIN_FROM}..{JOIN_UNTIL}, else constellations from "
+            "plain boards: start constellations (the border first), Takaken's, or joining half boards; "
+            f"auto: join for n = {JOIN_FROM}..{JOIN_UNTIL}, else constellations from "
             f"n = {CONSTELLATIONS_FROM}",
             choices=METHODS,
         ),
@@ -397,6 +402,15 @@ class Bitboard(Solver):
 
     def engine(self, options: Mapping[str, Any]) -> str:
         return engine_of(options)
+
+    def count_precheck(
+        self, problem: Problem, options: Mapping[str, Any], unique: bool, memory: int | None = None
+    ) -> str | None:
+        """Why this count is refused before any work (``tasks.check_countable`` asks), or None: a count by
+        joining that needs more than ``memory`` bytes (a run's ``--memory``; None: what the machine has)."""
+        if way_of(problem, options, unique) != "join":
+            return None
+        return join_plan.memory_refusal(problem.n, chunk_kernel(problem.n, options), memory)
 
     def count_seconds(self, problem: Problem, options: Mapping[str, Any]) -> float | None:
         """About how long a plain board would take (``estimate_count_seconds``; a rough model for
@@ -427,6 +441,8 @@ class Bitboard(Solver):
         small = Problem(8)
         if preparation in ("constellations", "join"):
             count_pieces(small, preparation, plan(small, preparation), "numba")
+            if preparation == "join":  # and the turns' search, for --unique
+                join_symmetric.burnside_fixed(small.n, "numba")
         else:
             count_pieces(small, "takaken", plan(small, "takaken"), "numba")
             count_pieces(small, "mirror", split(small, 1), "numba")
@@ -461,6 +477,10 @@ class Bitboard(Solver):
         status = Status.SOLVED if done == len(pieces) else Status.TIMED_OUT
         counters = piece_counters(way, len(pieces), sums) | {"workers": workers, "kernel_numba": int(kernel == "numba")}
         solutions = sum(sums[1:]) if unique else sums[0]
+        if unique and way == "join":  # Burnside's lemma: the turns' fixed solutions, then the average
+            half_turn, quarter_turn = join_symmetric.burnside_fixed(n, kernel)
+            solutions = join_symmetric.classes(n, sums[0], half_turn, quarter_turn)
+            counters |= {"fixed_half_turn": half_turn, "fixed_quarter_turn": quarter_turn}
         return Count(status, solutions, unique, done, counters)
 
     def count_parts(self, problem: Problem, options: Mapping[str, Any], unique: bool) -> list[Any] | None:
@@ -475,7 +495,8 @@ class Bitboard(Solver):
             return list(constellations.pieces(problem.n, parts))
         if way == "join":
             refuse_join(problem.n, chunk_kernel(problem.n, options))
-            return list(join_plan.pieces(problem.n, parts))
+            turns: list[Any] = [join_plan.Turns()] if unique else []  # the fixed solutions Burnside adds
+            return list(join_plan.pieces(problem.n, parts)) + turns
         pieces = plan(problem, way)
         parts = min(len(pieces), parts)
         return [pieces[i::parts] for i in range(parts)]
@@ -484,6 +505,8 @@ class Bitboard(Solver):
         self, problem: Problem, budget: Budget, options: Mapping[str, Any], unique: bool, part: Any
     ) -> Count:
         pieces: list[Any]
+        if isinstance(part, join_plan.Turns):
+            return turns_part(problem.n, chunk_kernel(problem.n, options))
         if isinstance(part, constellations.Piece):
             way, pieces = "constellations", list(part.constellations)
         elif isinstance(part, join_plan.Piece):
@@ -493,7 +516,24 @@ class Bitboard(Solver):
             way, pieces = way_of(problem, options, unique), part
         sums, done = count_in_batches(problem, way, pieces, chunk_kernel(problem.n, options), budget)
         status = Status.SOLVED if done == len(pieces) else Status.TIMED_OUT
+        if unique and way == "join":  # its share of Burnside's sum: the solutions, which the identity fixes
+            counters = piece_counters(way, done, sums) | {BURNSIDE_GROUP_ORDER: 8}
+            return Count(status, sums[0], unique, done, counters)
         return Count(status, sum(sums[1:]) if unique else sums[0], unique, done, piece_counters(way, done, sums))
+
+
+# The counter by which a piece of a split count says its solutions are its share of Burnside's sum (the
+# solutions each symmetry fixes, over the group): the count's classes are the pieces' sum over this
+# order. ``workflows/counting.py`` reads it under the same name (a built-in imports only the core).
+BURNSIDE_GROUP_ORDER = "burnside_group_order"
+
+
+def turns_part(n: int, kernel: str) -> Count:
+    """The piece of a split ``--unique`` count by joining that counts the solutions the turns fix: its
+    share of Burnside's sum is those of the half turn and twice those of a quarter turn (there are two)."""
+    half_turn, quarter_turn = join_symmetric.burnside_fixed(n, kernel)
+    counters = {"fixed_half_turn": half_turn, "fixed_quarter_turn": quarter_turn, BURNSIDE_GROUP_ORDER: 8}
+    return Count(Status.SOLVED, half_turn + 2 * quarter_turn, True, 1, counters)
 
 
 def count_in_batches(

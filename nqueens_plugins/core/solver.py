@@ -155,6 +155,14 @@ class Solver:
         """Count every solution (or, with ``unique``, every class under symmetry)."""
         raise NotImplementedError(f"{self.name} does not count")
 
+    def count_precheck(
+        self, problem: Problem, options: Mapping[str, Any], unique: bool, memory: int | None = None
+    ) -> str | None:
+        """Why this count cannot be made, said before any work starts (a method that would need more than
+        ``memory`` bytes, a run's ``--memory``; None: what the machine has), or None. The host shows it as
+        bad input. Optional; it runs in the host, so it must be quick and never start anything."""
+        return None
+
     def count_parts(self, problem: Problem, options: Mapping[str, Any], unique: bool) -> list[Any] | None:
         """Independent pieces of this count, for a cluster to count apart; None: count in one piece.
 

@@ -34,6 +34,6 @@ def run(
 
 def count(variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, unique: bool = False) -> CountResult:
     """Count in this process and verify."""
-    check_countable(variant, problem, unique)
+    check_countable(variant, problem, unique, limits.memory)
     executed = execute_count(variant, problem.copy(), unique, Budget(limits.timeout))
     return judge_count(variant, problem, unique, executed)

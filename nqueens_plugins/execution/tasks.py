@@ -119,7 +119,7 @@ class Task(Generic[R_co]):
         variant: Variant, problem: Problem, limits: Limits = DEFAULT_LIMITS, *, unique: bool = False
     ) -> Task[CountResult]:
         """A count task, refused (BadInput) if the variant cannot make that count."""
-        check_countable(variant, problem, unique)
+        check_countable(variant, problem, unique, limits.memory)
         return Task(TaskKind.COUNT, variant, problem, limits, unique=unique)
 
     def plan(self) -> Task[Executed]:
@@ -190,8 +190,9 @@ def check_runnable(variant: Variant, problem: Problem) -> None:
         raise BadInput(reason)
 
 
-def check_countable(variant: Variant, problem: Problem, unique: bool) -> None:
-    """Refuse, as bad input, a count this variant cannot make."""
+def check_countable(variant: Variant, problem: Problem, unique: bool, memory: int | None = None) -> None:
+    """Refuse, as bad input, a count this variant cannot make, ``memory`` (a run's ``--memory``, in bytes;
+    None: the machine's) included: the solver's own ``count_precheck`` says where it would need more."""
     if not variant.counts:
         raise BadInput(f"{variant.label} cannot count solutions (it is not a complete counting solver)")
     if unique and not variant.solver.counts_unique:
@@ -199,6 +200,20 @@ def check_countable(variant: Variant, problem: Problem, unique: bool) -> None:
     if unique and not problem.is_plain:
         raise BadInput("--unique counts classes of plain boards; it does not take fixed queens or blocked squares")
     check_runnable(variant, problem)
+    reason = count_refusal(variant, problem, unique, memory)
+    if reason:
+        raise BadInput(reason)
+
+
+def count_refusal(variant: Variant, problem: Problem, unique: bool, memory: int | None) -> str | None:
+    """The solver's own refusal of this count before any work (``Solver.count_precheck``: a method that needs
+    more memory than allowed). A precheck that fails is no refusal: the count then runs, isolated, and
+    fails there as itself."""
+    try:
+        reason = variant.solver.count_precheck(problem, variant.options, unique, memory)
+    except Exception:  # noqa: BLE001 - plugin code, called in the host: it must not take the host down
+        return None
+    return reason if isinstance(reason, str) and reason else None
 
 
 def start_trace(variant: Variant, problem: Problem) -> Trace:

@@ -4,7 +4,10 @@
 task), hands each piece to an executor as a task of its own (the local cores,
 or a Dask cluster's workers), adds up what comes back and verifies the total
 against OEIS. This is how a long count shows its progress and spreads over a
-cluster; the executor itself knows nothing of counting.
+cluster; the executor itself knows nothing of counting. Classes counted by
+Burnside's lemma add up too: pieces that say so (``BURNSIDE_GROUP_ORDER``) each
+count their share of the solutions the symmetries fix, and the total is divided
+by the group's order.
 """
 
 from __future__ import annotations
@@ -109,8 +112,7 @@ def count_pieces(
     for piece in finished.values():
         total += int(piece["solutions"])
         iterations += int(piece.get("iterations", 0))
-        for key, value in piece.get("counters", {}).items():
-            counters[key] = counters.get(key, 0) + int(value)
+        add_counters(counters, piece.get("counters", {}))
     done = len(finished)
     status = Status.SOLVED
     if progress is not None:
@@ -145,10 +147,7 @@ def count_pieces(
                     return judge_count(task.variant, task.problem, task.unique, failed)
                 total += int(counted.solutions)
                 iterations += int(counted.iterations) if isinstance(counted.iterations, int) else 0
-                piece_counters = counted.counters if isinstance(counted.counters, dict) else {}
-                for key, value in piece_counters.items():
-                    if isinstance(key, str) and isinstance(value, int) and not isinstance(value, bool):
-                        counters[key] = counters.get(key, 0) + value
+                add_counters(counters, counted.counters if isinstance(counted.counters, dict) else {})
                 if Status(counted.status) is not Status.SOLVED:
                     status = Status.TIMED_OUT  # a lower bound for this piece: not kept as finished
                 else:
@@ -162,6 +161,7 @@ def count_pieces(
         close = getattr(answers, "close", None)
         if close is not None:
             close()  # stops the pieces still running (a generator's cleanup kills their workers)
+    total //= counters.get(BURNSIDE_GROUP_ORDER) or 1  # pieces of Burnside's sum: the classes are its average
     whole = {**counters, "parts": len(parts), "parts_counted": len(finished) + finished_here}
     if pieces is not None:
         whole["parts_resumed"] = len(finished)
@@ -171,6 +171,22 @@ def count_pieces(
     prepared = (plan.prepare_seconds or 0.0) + preparing
     executed = Executed(combined, seconds, prepare_seconds=prepared or None)
     return judge_count(task.variant, task.problem, task.unique, executed)
+
+
+# A piece's counter saying its solutions are its share of Burnside's sum (over a group of this order, the
+# solutions each symmetry leaves unchanged): the count is the pieces' sum over the order, and the order is
+# said by every such piece, not added up (bitboard's ``--unique`` by joining: ``bitboard.BURNSIDE_GROUP_ORDER``).
+BURNSIDE_GROUP_ORDER = "burnside_group_order"
+
+
+def add_counters(counters: dict[str, int], piece: dict[Any, Any]) -> None:
+    """A piece's whole-number counters added to the count's (``BURNSIDE_GROUP_ORDER`` kept, not added)."""
+    for key, value in piece.items():
+        if isinstance(key, str) and isinstance(value, int) and not isinstance(value, bool):
+            if key == BURNSIDE_GROUP_ORDER:
+                counters[key] = max(counters.get(key, 0), value)
+            else:
+                counters[key] = counters.get(key, 0) + value
 
 
 def part_error(counted: Any) -> str | None:

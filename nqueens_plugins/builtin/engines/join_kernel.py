@@ -16,7 +16,13 @@ Counts what ``join_python`` counts, over the same plan (``join_plan``):
   tested against a whole group by one table row per chunk, ORed and popcounted
   in vector registers (``join_bits``): about 0.01 ns a pair here. A group's
   tables (20 to 28 KiB) stay in the first-level cache while the other side's
-  boards run past them.
+  boards run past them;
+* a task of many pairs (``SPLIT_FROM``: n = 20 and up) first buckets both sides
+  by up to six diagonal bits chosen for it (the most often taken on both sides),
+  and tests a sliced bucket only against the query buckets with none of its
+  bits: a third of the pairs at n = 20 (``_match``);
+* ``turn_fixed`` counts the solutions a half or a quarter turn leaves unchanged,
+  for ``--unique`` (``join_symmetric``).
 
 Compiled once per machine and cached on disk, in the user's cache folder (``kernel_cache``).
 """
@@ -44,7 +50,11 @@ CHUNK_BITS = 6  # diagonal bits per table of a group of 512 (64 rows of 8 words:
 WIDE_CHUNK_BITS = 5  # of a group of 1024 (32 rows of 16 words: 4 KiB)
 Tables = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # a quarter: offsets, up, down, packed
 Buffers = tuple[np.ndarray, np.ndarray, np.ndarray]  # _match's scratch: a block to transpose, slices, tables
-WIDE_FROM = 640  # left half boards from which a task's groups are of 1024 (fewer than that would leave them empty)
+WIDE_FROM = 640  # sliced boards from which a bucket's groups are of 1024 (fewer than that would leave them empty)
+SPLIT_BITS = 6  # most diagonal bits a task's two sides are bucketed by (``_match``)
+SAMPLE = 256  # boards of each side whose diagonals choose those bits
+SPLIT_FROM = 1 << 26  # pairs from which a task is bucketed: below, choosing and sorting cost more than they save
+GROUP_COST = 300  # building a group's tables, in queries' worth of table rows (``_best_split``'s model)
 
 
 @compiled
@@ -328,33 +338,155 @@ def _fill_tables(
 
 
 @compiled
-def _match(sliced: np.ndarray, queries: np.ndarray, weights: tuple[int, int, bool], bits: int, buffers: Buffers) -> int:
+def _split_bits(sliced: np.ndarray, queries: np.ndarray, bits: int) -> np.ndarray:
+    """``SPLIT_BITS`` diagonal bits to bucket both sides by, the likeliest to clash first: those most
+    often taken on both sides (counted on at most ``SAMPLE`` boards of each); bit 63, never taken,
+    where fewer are taken on both sides."""
+    counts = np.zeros(128, dtype=np.int64)  # sliced's bits, then the queries'
+    for side in range(2):
+        boards = sliced if side == 0 else queries
+        size = int(boards[0])
+        step = max(1, size // SAMPLE)
+        for index in range(0, size, step):
+            word = boards[index + 1]
+            while word:
+                counts[64 * side + int(trailing_zeros(word))] += 1  # type: ignore[call-arg]
+                word &= word - np.uint64(1)
+    score = counts[:bits] * counts[64 : 64 + bits]
+    chosen = np.full(SPLIT_BITS, 63, dtype=np.uint64)
+    for found in range(SPLIT_BITS):
+        best = np.argmax(score)
+        if score[best] <= 0:
+            break
+        chosen[found] = best
+        score[best] = -1
+    return chosen
+
+
+@compiled
+def _codes(boards: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    """Each board's ``chosen`` bits as a number (bit i: ``chosen[i]``), for its bucket."""
+    one = np.uint64(1)
+    c0, c1, c2, c3, c4, c5 = chosen[0], chosen[1], chosen[2], chosen[3], chosen[4], chosen[5]
+    size = np.int64(boards[0])
+    codes = np.empty(size, dtype=np.uint8)
+    for index in range(size):
+        board = boards[index + 1]
+        code = ((board >> c0) & one) | ((board >> c1) & one) << one | ((board >> c2) & one) << np.uint64(2)
+        code |= ((board >> c3) & one) << np.uint64(3) | ((board >> c4) & one) << np.uint64(4)
+        codes[index] = code | ((board >> c5) & one) << np.uint64(5)
+    return codes
+
+
+@compiled
+def _best_split(left_codes: np.ndarray, right_codes: np.ndarray) -> int:
+    """How many of the chosen bits to bucket by (0 to all): the fewest table rows read, groups' tables
+    built included (``GROUP_COST`` queries' worth each), by this task's own bucket sizes."""
+    full = 1 << SPLIT_BITS
+    left, right = np.zeros(full, dtype=np.int64), np.zeros(full, dtype=np.int64)
+    for code in left_codes:
+        left[code] += 1
+    for code in right_codes:
+        right[code] += 1
+    best, best_cost = 0, np.inf
+    for split in range(SPLIT_BITS + 1):
+        mask = (1 << split) - 1
+        lefts, within = np.zeros(1 << split, dtype=np.int64), np.zeros(1 << split, dtype=np.int64)
+        for code in range(full):
+            lefts[code & mask] += left[code]
+            within[code & mask] += right[code]
+        for bit in range(split):  # within[x]: the queries whose bucket is a subset of x
+            for x in range(1 << split):
+                if (x >> bit) & 1:
+                    within[x] += within[x ^ (1 << bit)]
+        cost = 0.0
+        for a in range(1 << split):
+            if lefts[a] == 0:
+                continue
+            group = 1024 if lefts[a] > WIDE_FROM else 512
+            groups = (lefts[a] + group - 1) // group
+            cost += groups * (GROUP_COST + within[mask ^ a]) * (group // 512)
+        if cost < best_cost:
+            best, best_cost = split, cost
+    return best
+
+
+@compiled
+def _sorted_by_bucket(boards: np.ndarray, codes: np.ndarray, split: int) -> tuple[np.ndarray, np.ndarray]:
+    """The boards in bucket order (``sorted[1:]``, the first slot kept for ``_fill_tables``' layout) and
+    the offsets of the buckets in it (0-based, over ``1 << split`` buckets: a code's low ``split`` bits)."""
+    mask = np.int64((1 << split) - 1)
+    size = codes.shape[0]
+    offsets = np.zeros((1 << split) + 1, dtype=np.int64)
+    for index in range(size):
+        offsets[np.int64(codes[index]) & mask] += 1
+    total = 0
+    for bucket in range((1 << split) + 1):
+        count, offsets[bucket] = offsets[bucket], total
+        total += count
+    cursor = offsets.copy()
+    ordered = np.empty(size + 1, dtype=np.uint64)
+    ordered[0] = boards[0]
+    for index in range(size):
+        which = np.int64(codes[index]) & mask
+        ordered[cursor[which] + 1] = boards[index + 1]
+        cursor[which] += 1
+    return ordered, offsets
+
+
+@compiled
+def _match(
+    sliced: np.ndarray,
+    queries: np.ndarray,
+    weights: tuple[int, int, bool],
+    bits: int,
+    buffers: Buffers,
+    split_from: int = SPLIT_FROM,
+) -> int:
     """Compatible pairs of ``sliced[1:sliced[0] + 1]`` and ``queries[1:queries[0] + 1]``, each counted 2 for
-    each main diagonal (``weights``: their bits) its query takes, when ``weights[2]`` (even n). Groups of
-    1024 sliced boards (16 words) where there are that many, else of 512."""
+    each main diagonal (``weights``: their bits) its query takes, when ``weights[2]`` (even n).
+
+    Both sides are first bucketed by a few diagonal bits (``_split_bits``, ``_best_split``): a sliced
+    board of bucket a can only fit a query of a bucket b with no bit of a, so only those are tested
+    (at n = 20 about a quarter of the pairs). In each bucket, groups of 1024 sliced boards (16 words)
+    where there are that many, else of 512. Tasks of fewer pairs than ``split_from`` are not bucketed:
+    at n = 18 it saves nothing."""
     block, slices, tables = buffers
-    sliced_count = np.int64(sliced[0])
-    query_count = np.int64(queries[0])
-    wide = sliced_count > WIDE_FROM
-    words = 16 if wide else 8
-    chunk_bits = WIDE_CHUNK_BITS if wide else CHUNK_BITS
-    group = 64 * words
-    chunks = (bits + chunk_bits - 1) // chunk_bits
+    ordered, asked, split = sliced, queries, 0
+    offsets = np.array([0, np.int64(sliced[0])])
+    asked_offsets = np.array([0, np.int64(queries[0])])
+    if np.int64(sliced[0]) * np.int64(queries[0]) >= split_from:
+        chosen = _split_bits(sliced, queries, bits)
+        left_codes, right_codes = _codes(sliced, chosen), _codes(queries, chosen)
+        split = _best_split(left_codes, right_codes)
+        if split > 0:
+            ordered, offsets = _sorted_by_bucket(sliced, left_codes, split)
+            asked, asked_offsets = _sorted_by_bucket(queries, right_codes, split)
     one = np.uint64(1)
     first_main, second_main, weighted = np.uint64(weights[0]), np.uint64(weights[1]), weights[2]
     total = 0
-    for start in range(0, sliced_count, group):
-        size = min(group, sliced_count - start)
-        _fill_tables(sliced, start, size, (words, chunk_bits, chunks), block, slices, tables, 0)
-        for index in range(query_count):
-            packed = queries[index + 1]
-            if wide:
-                found = group - clashes16(tables, packed, chunks, chunk_bits)
-            else:
-                found = group - clashes8(tables, packed, chunks, chunk_bits)
-            if weighted:
-                found <<= ((packed >> first_main) & one) + ((packed >> second_main) & one)
-            total += found
+    for a in range(1 << split):
+        first, last = offsets[a], offsets[a + 1]
+        wide = last - first > WIDE_FROM
+        words = 16 if wide else 8
+        chunk_bits = WIDE_CHUNK_BITS if wide else CHUNK_BITS
+        group = 64 * words
+        chunks = (bits + chunk_bits - 1) // chunk_bits
+        for start in range(first, last, group):
+            size = min(group, last - start)
+            _fill_tables(ordered, start, size, (words, chunk_bits, chunks), block, slices, tables, 0)
+            for b in range(1 << split):
+                if a & b:
+                    continue
+                for index in range(asked_offsets[b], asked_offsets[b + 1]):
+                    packed = asked[index + 1]
+                    if wide:
+                        found = group - clashes16(tables, packed, chunks, chunk_bits)
+                    else:
+                        found = group - clashes8(tables, packed, chunks, chunk_bits)
+                    if weighted:
+                        found <<= ((packed >> first_main) & one) + ((packed >> second_main) & one)
+                    total += found
     return total
 
 
@@ -404,6 +536,56 @@ def _count_tasks(
             total += weight * _match(left, right, weights, 2 * width, buffers)
         else:  # odd n: no weights, and slicing a board costs more than testing one: slice the smaller side
             total += weight * _match(right, left, (0, 0, False), 2 * width, buffers)
+    return total
+
+
+@compiled
+def turn_fixed(n: int, turns: int) -> int:
+    """``join_symmetric.fixed_python``, compiled: a depth-first search with explicit stacks (a level per orbit placed)."""
+    full = (np.int64(1) << n) - 1
+    rows = np.zeros(n + 1, dtype=np.int64)
+    columns = np.zeros(n + 1, dtype=np.int64)
+    ups = np.zeros(n + 1, dtype=np.int64)
+    downs = np.zeros(n + 1, dtype=np.int64)
+    row_of = np.zeros(n + 1, dtype=np.int64)
+    next_column = np.zeros(n + 1, dtype=np.int64)
+    one = np.int64(1)
+    total = 0
+    level = 0
+    while level >= 0:
+        if rows[level] == full:
+            total += 1
+            level -= 1
+            continue
+        column = next_column[level]
+        if column >= n:
+            level -= 1
+            continue
+        next_column[level] = column + 1
+        row = row_of[level]
+        taken, used, up, down = rows[level], columns[level], ups[level], downs[level]
+        r, c = row, column
+        fits = True
+        while True:
+            row_bit, column_bit = one << r, one << c
+            up_bit, down_bit = one << (r + c), one << (r - c + n - 1)
+            if (taken & row_bit) | (used & column_bit) | (up & up_bit) | (down & down_bit):
+                fits = False
+                break
+            taken, used, up, down = taken | row_bit, used | column_bit, up | up_bit, down | down_bit
+            for _ in range(turns):
+                r, c = c, n - 1 - r
+            if r == row and c == column:
+                break
+        if not fits:
+            continue
+        level += 1
+        rows[level], columns[level], ups[level], downs[level] = taken, used, up, down
+        free = ~taken & full
+        row_of[level] = 0
+        while free and not (free >> row_of[level]) & one:
+            row_of[level] += 1
+        next_column[level] = 0
     return total
 
 

@@ -160,6 +160,12 @@ class Piece:
     tasks: tuple[Task, ...]
 
 
+@dataclass(frozen=True)
+class Turns:
+    """The piece of a split ``--unique`` count that counts the solutions a half and a quarter turn leave
+    unchanged (``join_symmetric``): what Burnside's lemma adds to the pieces' solutions."""
+
+
 def pieces(n: int, parts: int) -> list[Piece]:
     """The tasks dealt into ``parts`` interleaved pieces: neighbouring tasks cost alike, so each piece
     gets a like mix and the pieces take about as long."""
@@ -224,12 +230,16 @@ def allowed_memory() -> int | None:
     return available_memory()
 
 
-def memory_refusal(n: int, kernel: str = "numba") -> str | None:
-    """The one-line refusal of a count too large for the memory allowed here, or None."""
-    needed, allowed = memory_bytes(n, kernel), allowed_memory()
+def memory_refusal(n: int, kernel: str = "numba", memory: int | None = None) -> str | None:
+    """The one-line refusal of a count needing more than it may take, or None when it fits: more than
+    ``memory`` bytes (a run's ``--memory``) or than this process may still take (``allowed_memory``)."""
+    needed, here = memory_bytes(n, kernel), allowed_memory()
+    limits = [(here, "this machine has available")] if here is not None else []
+    limits += [(memory, "--memory allows")] if memory is not None else []
+    allowed, where = min(limits, default=(None, ""))
     if allowed is None or needed <= allowed:
         return None
     return (
-        f"bitboard method=join needs about {needed / 2**30:.1f} GiB for n = {n}, more than the "
-        f"{allowed / 2**30:.1f} GiB allowed; method=constellations counts it in little memory"
+        f"bitboard[method=join] needs about {needed / 2**30:.1f} GiB for n = {n}, more than the "
+        f"{allowed / 2**30:.2f} GiB {where}; bitboard[method=constellations] counts it in little memory"
     )
