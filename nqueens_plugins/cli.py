@@ -800,8 +800,8 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
 @click.option("--fixed", default=None, help=FIXED_HELP)
 @click.option("--blocked", default=None, help=BLOCKED_HELP)
 @click.option("--schedule", is_flag=True, help="SUNNY's time-sliced schedule of a few solvers, not one solver.")
-@click.option("--timeout", type=float, default=None, help="With --schedule: the seconds the slices add up to "
-              "(default: the records' time limit).")  # fmt: skip
+@click.option("--timeout", type=float, default=None, show_default="the records' time limit",
+              help="With --schedule: the seconds the slices add up to.")  # fmt: skip
 def select(
     results: str, size: str | None, instance: str | None, fixed: str | None, blocked: str | None, schedule: bool,
     timeout: float | None,
