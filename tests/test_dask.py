@@ -128,3 +128,18 @@ def test_a_solver_registered_in_session_runs_on_the_cluster(client) -> None:
     with DaskExecutor(client=client, chunk_size=2) as executor:
         records = nq.compare(["odd-then-even"], [7, 8, 10], trials=1, executor=executor)
     assert {r["n"]: r["status"] for r in records} == {7: "solved", 8: "invalid", 10: "solved"}
+
+
+def test_a_count_piece_travels_alone_and_runs_are_chunked() -> None:
+    """Count pieces are long: chunked 25 to a Dask task, a kill lost up to 25 pieces (20 minutes at n = 21)."""
+    from dataclasses import replace
+
+    from nqueens_plugins.execution.tasks import TaskKind
+
+    variant = host.registry_for(["bitboard"]).variant("bitboard")
+    piece = replace(Task.count(variant, make_problem(12)), kind=TaskKind.COUNT_PART)
+    solve = Task.solve(host.registry_for(["backtracking"]).variant("backtracking"), make_problem(8))
+    tasks = [solve, solve, piece, piece, solve, solve, solve]
+    chunks = list(dask_cluster.in_chunks(tasks, 2))
+    assert chunks == [[solve, solve], [piece], [piece], [solve, solve], [solve]]
+    assert [len(chunk) for chunk in dask_cluster.in_chunks(range(60), 25)] == [25, 25, 10]

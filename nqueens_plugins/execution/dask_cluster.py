@@ -32,7 +32,7 @@ from nqueens_plugins.execution import dask_chunks
 from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import conclude
-from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.execution.tasks import Task, TaskKind
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
@@ -44,9 +44,22 @@ T = TypeVar("T")
 
 
 def in_chunks(tasks: Iterable[T], size: int) -> Iterator[list[T]]:
-    """Consecutive lists of ``size`` tasks, read lazily (a long grid is never copied whole)."""
-    iterator = iter(tasks)
-    while chunk := list(islice(iterator, size)):
+    """Consecutive lists of ``size`` tasks, read lazily (a long grid is never copied whole). A piece of a
+    split count travels alone: pieces are long (seconds to minutes each), so a chunk of them would hold
+    finished pieces back from ``--out`` until the slowest ended, and a kill would lose them all."""
+    chunk: list[T] = []
+    for task in tasks:
+        if isinstance(task, Task) and task.kind is TaskKind.COUNT_PART:
+            if chunk:
+                yield chunk
+                chunk = []
+            yield [task]
+            continue
+        chunk.append(task)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
         yield chunk
 
 
