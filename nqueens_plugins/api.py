@@ -882,7 +882,8 @@ def tune(
     problems = boards_of(boards)
     for problem in problems:
         check_runnable(chosen, problem)
-    race_boards, held_out, note = split_boards(problems)
+    # no held-out test, no instance set aside: the race runs on every board
+    race_boards, held_out, note = split_boards(problems) if test_runs else (tuple(problems), tuple(problems), None)
     setup = TuneSetup(chosen.solver, parsed, race_boards, held_out, Budget(runs, seconds), goal, test_runs, limits)
     results = ResultsFile.of(out) if out is not None else None
     if results is not None:

@@ -356,3 +356,14 @@ def test_a_tune_header_is_found_only_in_a_tunes_file(tmp_path: Path) -> None:
     out = tmp_path / "c.jsonl"
     nq.compare("backtracking", 6, out=out)
     assert read_tune_header(out) is None
+
+
+def test_instance_files_are_set_aside_for_the_test_only_when_a_test_is_asked_for() -> None:
+    data = Path(nq.__file__).parent / "data" / "diag-10-4-1.param"
+    boards = f"{data}@3..8"  # six Excluded Diagonals instances
+    limits = nq.Limits(timeout=5, seed=1)
+    untested = nq.tune("min-conflicts", "noise=0.0..0.5,max_steps=200", boards, budget=10, test_runs=0, limits=limits)
+    assert len(untested.setup.boards) == 6 and untested.setup.held_out == untested.setup.boards
+    tested = nq.tune("min-conflicts", "noise=0.0..0.5,max_steps=200", boards, budget=10, test_runs=2, limits=limits)
+    race, aside = set(tested.setup.boards), set(tested.setup.held_out)
+    assert race and aside and not race & aside and len(race | aside) == 6  # no instance on both sides
