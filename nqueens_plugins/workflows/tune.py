@@ -32,21 +32,14 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant, parse_spec, resolve_options
 from nqueens_plugins.core.space import Space
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
-from nqueens_plugins.formats.records import (
-    Loaded,
-    ResultsFile,
-    ResultsWriter,
-    read_runs,
-    run_key,
-    run_record,
-    scan_records,
-)
+from nqueens_plugins.formats.records import Loaded, ResultsFile, ResultsWriter, read_runs, run_record, scan_records
+from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.results.held_out import HeldOut, held_out
 from nqueens_plugins.results.racing import GOALS, run_cost
 from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, smallest_budget
+from nqueens_plugins.workflows.grid import run_key
 
 HELD_OUT_RUNS = 20  # held-out blocks the best configuration and the defaults each run, by default
 HELD_OUT_TRIAL = 1_000_000  # the held-out test's first trial: its seeds are ones no race block used
@@ -200,22 +193,15 @@ class RunMaker:
 
     def make(self, wanted: Sequence[tuple[Variant, Problem, int]], tag: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The records of ``wanted`` (variant, board, trial), in that order: from the file, or run now."""
-        tasks: list[Task[Result]] = []
-        found: dict[tuple[Any, ...], dict[str, Any]] = {}
-        keys = [
-            (variant.label, problem.n, problem.id, trial, self.setup.limits.seed) for variant, problem, trial in wanted
-        ]
-        for key, (variant, problem, trial) in zip(keys, wanted, strict=True):
-            if key in self.known:
-                found[key] = self.known[key]
-            elif key not in found:
-                found[key] = {}  # to be run
-                tasks.append(Task.solve(variant, problem, self.setup.limits, trial=trial))
+        asked = [Task.solve(variant, problem, self.setup.limits, trial=trial) for variant, problem, trial in wanted]
+        keys = [run_key(task) for task in asked]  # the grid's key, which ``records.run_key`` gives a record
+        found = {key: self.known[key] for key in keys if key in self.known}
+        tasks = list({key: task for key, task in zip(keys, asked, strict=True) if key not in found}.values())
         for task, result in self.backend.map(tasks):
             record = {**run_record(result.to_dict(), None, result.timeout), "tune": dict(tag)}
             if self.writer is not None:
                 self.writer.write(record)
-            found[(task.variant.label, task.problem.n, task.problem.id, task.trial, task.limits.seed)] = record
+            found[run_key(task)] = record
         return [found[key] for key in keys]
 
 
@@ -237,7 +223,7 @@ def tune(
             if warn is not None:
                 warn(warning)
         if writer.done:
-            known = {run_key(record): record for record in read_runs(out.path) if "tune" in record}
+            known = {record_key(record): record for record in read_runs(out.path) if "tune" in record}
     try:
         with given_or_local(executor, 0) as backend:
             workers = backend.jobs if isinstance(backend, LocalExecutor) else 1
