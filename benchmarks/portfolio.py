@@ -27,8 +27,6 @@ records of an earlier run again (plain or gzipped), e.g. after a change to the s
 from __future__ import annotations
 
 import argparse
-import gzip
-import shutil
 import statistics
 import sys
 import tempfile
@@ -58,10 +56,7 @@ def main() -> None:
     race_label = f"race({arguments.race})"
     if arguments.records:
         print(f"the records of an earlier run: {arguments.records}")
-        out = plain_records(Path(arguments.records))
-        score(out, members, race_label)
-        if out != Path(arguments.records):
-            out.unlink()
+        score(Path(arguments.records), members, race_label)  # the reader takes gzipped records as they are
     else:
         out = run_comparison(arguments, members, race_label)
         print(machine().split("; ")[-1] + " when the runs ended")
@@ -118,18 +113,6 @@ def score(out: Path, members: list[str], race_label: str) -> None:
                 continue
             # reported as the gap left open, so that the common "at most" reads right: at most half left open
             report(f"{kind}: share of the SBS-VBS gap left open (held out)", 1 - row.gap_closed, 0.5, "")
-
-
-def plain_records(path: Path) -> Path:
-    """The records file as the reader takes it: a gzipped one (the copy kept in the repository) unpacked
-    to a temporary file."""
-    with path.open("rb") as handle:
-        if handle.read(2) != b"\x1f\x8b":
-            return path
-    unpacked = Path(tempfile.mkstemp(prefix="portfolio-", suffix=".jsonl")[1])
-    with gzip.open(path, "rb") as packed, unpacked.open("wb") as plain:
-        shutil.copyfileobj(packed, plain)
-    return unpacked
 
 
 def race_overheads(out: Path, label: str) -> list[float]:

@@ -774,7 +774,8 @@ def compare(
 )
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
 def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: str | None) -> None:
-    """Summarise a results file written by compare --out (streamed: any size in flat memory)."""
+    """Summarise a results file written by compare --out (streamed: any size in flat memory; plain or
+    kept compressed with gzip, bzip2 or xz)."""
     from nqueens_plugins import api
 
     fmt = json_format(fmt, as_json)

@@ -9,8 +9,11 @@ Each is opened with every command that reads results: ``report`` in every format
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
 import json
+import lzma
 import math
 import shutil
 from pathlib import Path
@@ -313,3 +316,44 @@ def test_records_of_a_large_blocked_instance_are_each_verified_against_its_squar
     verified = [run["verified"] for run in scan_records(path, loaded)]
     assert verified == [True, False, True]
     assert any("1 record(s) claim a solution the verifier rejects" in warning for warning in loaded.warnings)
+
+
+COMPRESSORS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+def test_a_compressed_results_file_reads_as_the_plain_one(tmp_path: Path, run_cli, kind: str) -> None:
+    """Records kept compressed (as ``benchmarks/results`` keeps them) are read by ``report`` as they are;
+    ``--resume`` of one is refused in one line, as appending text to it would break it."""
+    plain = tmp_path / "runs.jsonl"
+    assert run_cli("compare", *GRID, "--out", str(plain), "--format", "json")[0] == 0
+    packed = tmp_path / "runs.jsonl.z"
+    packed.write_bytes(COMPRESSORS[kind](plain.read_bytes()))
+    shown = [run_cli("report", str(path), "--format", "json") for path in (plain, packed)]
+    assert shown[0][0] == 0 and shown[1][0] == 0, shown
+    assert json.loads(shown[1][1]) == json.loads(shown[0][1]) and json.loads(shown[1][1])[0]["runs"] == 2
+    code, _, err = run_cli("compare", *GRID, "--out", str(packed), "--resume")
+    assert code == 2 and f"is {kind}-compressed" in err and "Traceback" not in err, err
+    assert packed.read_bytes() == COMPRESSORS[kind](plain.read_bytes())  # untouched
+
+
+@pytest.mark.parametrize("damage", ["cut", "flipped"])
+def test_a_cut_or_damaged_compressed_file_keeps_the_records_before_the_break(tmp_path: Path, damage: str) -> None:
+    """gzip raises ``EOFError`` for a cut stream and ``BadGzipFile``/``zlib.error`` for damage: neither
+    reaches the user as a traceback; what unpacked before the break is read, and the reader says why it stopped."""
+    header, _, second = (CRAFTED / "seconds-nan.jsonl").read_text().splitlines()
+    good = f"{header}\n{second}\n".encode()
+    filler = "".join(f"{second}\n" for _ in range(200)).encode()
+    packed = bytearray(gzip.compress(good + filler, compresslevel=1))
+    if damage == "cut":
+        packed = packed[: len(packed) * 2 // 3]
+    else:
+        packed[len(packed) * 2 // 3] ^= 0xFF
+    path = tmp_path / "runs.jsonl.gz"
+    path.write_bytes(bytes(packed))
+    loaded = Loaded()
+    from nqueens_plugins.formats.records import scan_records
+
+    records = list(scan_records(path, loaded))
+    assert records and records[0]["trial"] == 1  # the first run unpacked before the break is kept
+    assert any("compressed data" in warning for warning in loaded.warnings), loaded.warnings

@@ -14,6 +14,10 @@ published answers come through here, so each of them:
   its own size or by any size field an archive claims).
 
 Every refusal is a one-line ``BadInput`` naming the file.
+
+The results reader (``records``) streams files of any size line by line, with
+its own bounds per line; it takes only ``decompressor`` from here, so that a
+results file kept compressed reads as the plain one (``Unpacking``).
 """
 
 from __future__ import annotations
@@ -169,6 +173,58 @@ def unpacked(handle: IO[bytes], limit: int, name: str) -> io.BufferedReader:
     else:
         inner = handle
     return io.BufferedReader(Bounded(inner, limit, name), CHUNK)
+
+
+class Unpacking(io.RawIOBase):
+    """A read-only stream of what a compressed stream unpacks to, for readers that take any number of
+    bytes (results files): a stream that is cut off or damaged ends where it breaks, and ``broken``
+    says why, so the records before the break are kept and the reader warns (gzip raises ``EOFError``
+    for a cut file, and ``zlib.error``, ``lzma.LZMAError`` or ``OSError`` for damage)."""
+
+    def __init__(self, inner: Stream) -> None:
+        super().__init__()
+        self.inner = inner
+        self.broken: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self.inner.close()
+        super().close()
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        if self.broken is not None:
+            return 0
+        try:  # read1: one read of the file under it, so what unpacked before a break comes out before the error
+            data = self.inner.read1(len(buffer))  # type: ignore[union-attr]
+        except (EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
+            self.broken = f"its compressed data {'ends early' if isinstance(exc, EOFError) else 'is damaged'}"
+            return 0
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def decompressor(handle: io.BufferedReader) -> Unpacking | None:
+    """What ``handle`` unpacks to, when its first bytes announce gzip, bzip2 or xz; None for a plain file."""
+    kind = compression(handle)
+    if kind == "gzip":
+        return Unpacking(gzip.GzipFile(fileobj=handle, mode="rb"))
+    if kind == "bzip2":
+        return Unpacking(bz2.BZ2File(handle))
+    if kind == "xz":
+        return Unpacking(lzma.LZMAFile(handle))
+    return None
+
+
+def compressed(path: Path) -> str | None:
+    """The compression a regular file's first bytes announce (gzip, bzip2, xz), or None (plain, or unreadable)."""
+    try:
+        with path.open("rb") as handle:
+            return compression(handle)
+    except OSError:
+        return None
 
 
 def bounded_lines(handle: IO[bytes], name: str, line_limit: int) -> Iterator[tuple[int, bytes]]:

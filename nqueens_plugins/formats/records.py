@@ -17,7 +17,11 @@ numbers must be finite, and every field a summary, plot or page uses is checked
 times finite and not negative), so no other module meets a value it cannot use.
 A line that fails is reported with its line number and skipped; a header field
 of the wrong type is reported and dropped; an incomplete last line (a write cut
-short) is reported, and dropped when the file is resumed.
+short) is reported, and dropped when the file is resumed. A file kept compressed
+(gzip, bzip2, xz) is read as it unpacks, streamed like a plain one; where its
+compressed data is cut or damaged, the records before the break are kept, with
+a warning. Records are only ever appended to a plain file: ``--resume`` of a
+compressed one is refused.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import fcntl
 import functools
+import io
 import itertools
 import json
 import math
@@ -45,6 +50,7 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.verify import board_error
 from nqueens_plugins.formats.inputs import MAX_N
+from nqueens_plugins.formats.reading import compressed, decompressor
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
@@ -221,9 +227,13 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
         raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
     with handle:
         try:
-            yield from parse_lines(handle, str(path), loaded)
+            unpacking = decompressor(handle)  # a results file kept gzipped (or bzip2, xz) reads as it is
+            stream = handle if unpacking is None else io.BufferedReader(unpacking, 1 << 20)
+            yield from parse_lines(stream, str(path), loaded)
         except OSError as exc:  # opened but unreadable: /proc/self/mem, a failing disk
             raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror or exc}") from None
+        if unpacking is not None and unpacking.broken is not None:
+            loaded.warnings.append(f"{path}: {unpacking.broken}; the records before that are kept")
 
 
 def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
@@ -749,6 +759,11 @@ class ResultsWriter:
             raise BadInput(
                 f"{str(path)!r} already exists: add --resume (from Python: out=nq.ResultsFile(path, resume=True)) to "
                 "continue it, or choose another --out (out=)"
+            )
+        if exists and (kind := compressed(path)) is not None:
+            raise BadInput(
+                f"{str(path)!r} is {kind}-compressed: records are appended to a plain results file; unpack it "
+                "first, or choose another --out (out=)"
             )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
