@@ -25,6 +25,13 @@ The scheme is irace's (López-Ibáñez et al. 2016, section 3):
   budget is spent. Elites keep their costs (a block is never run twice for one
   configuration) and are not dropped before the new configurations have seen
   the blocks they have.
+* A race's survivors are ordered by the runs they left undecided (or got
+  wrong), then by mean rank: the goal's decided rate first. Ranks alone let a
+  configuration that fails one block in six but is fastest on the rest outrank
+  one that decides every block, and a held-out PAR-10 charges that failure ten
+  times the limit (measured: a tune of annealing on 200 runs chose a
+  ``max_steps`` that left 16 of 96 held-out runs undecided). The order chooses
+  the best configuration and the elites the next race samples around.
 * Budget left after the planned iterations buys more iterations, as in irace.
 """
 
@@ -39,7 +46,16 @@ import numpy as np
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.space import Parameter, Space
-from nqueens_plugins.results.racing import EACH_TEST, FIRST_TEST, GOALS, Test, friedman, mean_ranks, run_cost
+from nqueens_plugins.results.racing import (
+    EACH_TEST,
+    FIRST_TEST,
+    GOALS,
+    UNDECIDED,
+    Test,
+    friedman,
+    mean_ranks,
+    run_cost,
+)
 
 Run = tuple[str, int]  # a configuration's label, a block number
 
@@ -71,7 +87,7 @@ class Iteration:
     entered: list[str]
     new: list[str]
     tests: list[Test] = field(default_factory=list)
-    survivors: list[str] = field(default_factory=list)  # best mean rank first
+    survivors: list[str] = field(default_factory=list)  # fewest runs undecided first, then best mean rank
     blocks: int = 0
     runs: int = 0
 
@@ -215,8 +231,10 @@ def race(
     if block == 0:
         iteration.survivors = [label for label in alive if label in elites]
         return
-    ranks = mean_ranks(alive, cost_matrix(ledger, alive, block))
-    iteration.survivors = sorted(alive, key=lambda label: (ranks[label], alive.index(label)))
+    costs = cost_matrix(ledger, alive, block)
+    ranks = mean_ranks(alive, costs)
+    missed = dict(zip(alive, (costs >= UNDECIDED).sum(axis=0).tolist(), strict=True))
+    iteration.survivors = sorted(alive, key=lambda label: (missed[label], ranks[label], alive.index(label)))
 
 
 def cost_matrix(ledger: Ledger, labels: list[str], blocks: int) -> np.ndarray:
