@@ -159,20 +159,24 @@ def compression(handle: IO[bytes]) -> str | None:
     return next((kind for magic, kind in MAGIC if head.startswith(magic)), None)
 
 
+def decompressing(handle: IO[bytes]) -> Stream | None:
+    """A decompressor reading ``handle``, when its first bytes announce gzip, bzip2 or xz; None for a
+    plain file. The caller's stream closes it (the file under it stays its opener's)."""
+    kind = compression(handle)
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=handle, mode="rb")
+    if kind == "bzip2":
+        return bz2.BZ2File(handle)
+    if kind == "xz":
+        return lzma.LZMAFile(handle)
+    return None
+
+
 def unpacked(handle: IO[bytes], limit: int, name: str) -> io.BufferedReader:
     """The bytes of ``handle``, decompressed if its first bytes say so, refused past ``limit``
     bytes *out* (so a 4 MB gzip of zeros stops after ``limit`` bytes, not 4 GiB)."""
-    kind = compression(handle)
-    inner: Stream
-    if kind == "gzip":
-        inner = gzip.GzipFile(fileobj=handle, mode="rb")
-    elif kind == "bzip2":
-        inner = bz2.BZ2File(handle)
-    elif kind == "xz":
-        inner = lzma.LZMAFile(handle)  # noqa: SIM115  closed with the Bounded stream that holds it
-    else:
-        inner = handle
-    return io.BufferedReader(Bounded(inner, limit, name), CHUNK)
+    inner = decompressing(handle)
+    return io.BufferedReader(Bounded(handle if inner is None else inner, limit, name), CHUNK)
 
 
 class Unpacking(io.RawIOBase):
@@ -207,15 +211,9 @@ class Unpacking(io.RawIOBase):
 
 
 def decompressor(handle: io.BufferedReader) -> Unpacking | None:
-    """What ``handle`` unpacks to, when its first bytes announce gzip, bzip2 or xz; None for a plain file."""
-    kind = compression(handle)
-    if kind == "gzip":
-        return Unpacking(gzip.GzipFile(fileobj=handle, mode="rb"))
-    if kind == "bzip2":
-        return Unpacking(bz2.BZ2File(handle))
-    if kind == "xz":
-        return Unpacking(lzma.LZMAFile(handle))
-    return None
+    """What ``handle`` unpacks to, read to its first break (``Unpacking``); None for a plain file."""
+    inner = decompressing(handle)
+    return None if inner is None else Unpacking(inner)
 
 
 def compressed(path: Path) -> str | None:
