@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import operator
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,15 @@ def time_limit(value: object, what: str = "timeout") -> float | None:
     return float(value)
 
 
+def folder_name(value: object, what: str) -> str:
+    """A folder's name as text (a str or a path object; the folder need not exist yet)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value or "\x00" in value:
+        raise BadInput(f"{what} must name a folder, not {value!r}")
+    return value
+
+
 def parse_memory(value: object, what: str = "memory") -> int:
     """A memory size: bytes as a whole number, or with a binary unit: 512M, 1.5G, 2GiB."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -93,6 +103,9 @@ class Limits:
     ``certificate_size`` bounds the proof on disk (bytes or text, ``"1G"``),
     ``check_timeout`` and ``check_memory`` the checker's own process: a proof over
     any of them is reported as over budget, never as certified or as wrong.
+    ``keep_proofs``: a folder where each checked certificate is kept (named after its
+    run), beside its instance's canonical CNF as DIMACS, for an outside checker
+    (drat-trim) to check again; None: proofs are removed once checked.
 
     A ``Limits`` is used whole: a field you leave out takes the default shown
     here, not a function's (``nq.compare(limits=nq.Limits(memory="1G"))`` runs
@@ -109,6 +122,7 @@ class Limits:
     certificate_size: int = CERTIFICATE_SIZE
     check_timeout: float = CHECK_TIMEOUT
     check_memory: int = CHECK_MEMORY
+    keep_proofs: str | None = None
 
     def __post_init__(self) -> None:
         set_field = object.__setattr__  # frozen: normalized once, here
@@ -128,6 +142,8 @@ class Limits:
             raise BadInput("check_timeout must be a positive number of seconds, not None")
         set_field(self, "check_timeout", time_limit(self.check_timeout, "check_timeout"))
         set_field(self, "check_memory", parse_memory(self.check_memory, "check_memory"))
+        if self.keep_proofs is not None:
+            set_field(self, "keep_proofs", folder_name(self.keep_proofs, "keep_proofs"))
 
     def seed_for(self, solver: str, problem: Problem, trial: int) -> int:
         """The seed of one run, from (seed, solver, instance, trial): stable across processes and runs.

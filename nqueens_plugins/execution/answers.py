@@ -48,6 +48,8 @@ class Result:
     certificate: str | None = None  # a no-solution claim's certificate: certified, rejected, over-budget, unchecked
     certificate_bytes: int | None = None  # the proof's size on disk
     certificate_seconds: float | None = None  # the checker's time (not part of ``seconds``)
+    proof: str | None = None  # where its certificate was kept (``Limits.keep_proofs``), if it was
+    proof_sha256: str | None = None  # the kept proof's fingerprint, taken before it was checked
 
     @property
     def timeout(self) -> float | None:

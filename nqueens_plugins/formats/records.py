@@ -159,7 +159,10 @@ SURROGATE = re.compile(rb"\\u[dD][89abAB]")  # an escape that may leave a lone s
 INT = frozenset({int})
 LIST = frozenset({list})
 NUMBER = frozenset({int, float})  # not bool: type(True) is bool
-TEXT_FIELDS = ("name", "reason", "output", "plugin", "distribution", "version", "source", "instance", "timestamp")
+TEXT_FIELDS = (
+    "name", "reason", "output", "plugin", "distribution", "version", "source", "instance", "timestamp",
+    "proof", "proof_sha256",
+)  # fmt: skip
 
 
 @dataclass
