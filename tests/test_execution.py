@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import nqueens_plugins as nq
-from nqueens_plugins.execution import worker_handle
+from nqueens_plugins.execution import wire, worker_handle
 from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.messages import Ready
 from nqueens_plugins.execution.tasks import Task
@@ -424,7 +424,7 @@ def test_a_worker_whose_service_is_gone_ends_quietly_and_leaves_no_log(tmp_path:
     os.close(from_child_write)
     sender, receiver = Connection(to_child_write, readable=False), Connection(from_child_read, writable=False)
     try:
-        assert receiver.poll(60) and receiver.recv() == Ready()
+        assert receiver.poll(60) and wire.decode(receiver.recv_bytes()) == Ready()
         receiver.close()  # the service is gone: nobody reads what the worker says next
         variant = host.registry().variant("min-conflicts")
         sender.send_bytes(cloudpickle.dumps(Task.solve(variant, make_problem(8), nq.Limits(timeout=5))))

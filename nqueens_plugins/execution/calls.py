@@ -8,6 +8,7 @@ is unverified (``judge.py`` verifies it, on the parent's side).
 
 from __future__ import annotations
 
+import pickle
 import random
 import signal
 import time
@@ -18,7 +19,7 @@ from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Budget, Problem, Trace
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution import certificates
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Executed, OpaquePart, Task, TaskKind
 
 MESSAGE_LIMIT = 2_000  # characters of a plugin's exception message kept in a record
 
@@ -73,10 +74,9 @@ def execute_count(variant: Variant, problem: Problem, unique: bool, budget: Budg
     return Executed(counted, seconds, error)
 
 
-def perform(task: Task, checking: Callable[[float], None] = lambda seconds: None) -> Executed:
-    """Run a task's solver call in this process and return what came back, unverified but for its
-    certificate: a certified run's proof is checked here, after the call, in a process of its own
-    (``certificates.py``; ``checking`` is told how long that may take before it starts)."""
+def perform(task: Task) -> Executed:
+    """Run a task's solver call in this process and return what came back, unverified. A certified run's
+    proof is only handed over (``certificates.hand_over``): the service checks it, outside this process."""
     solver, options = task.variant.solver, dict(task.variant.options)
     seconds = task.seconds_left()
     if task.kind == TaskKind.COUNT:
@@ -84,7 +84,7 @@ def perform(task: Task, checking: Callable[[float], None] = lambda seconds: None
     if task.kind == TaskKind.EXPORT:
         return Executed(*call_plugin(solver.export, task.problem, options, task.part))
     if task.kind == TaskKind.COUNT_PLAN:
-        return Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique))
+        return opaque_parts(Executed(*call_plugin(solver.count_parts, task.problem, options, task.unique)))
     if task.kind == TaskKind.COUNT_PART:
         budget = Budget(seconds)
         return Executed(*call_plugin(solver.count_part, task.problem, budget, options, task.unique, task.part))
@@ -98,4 +98,16 @@ def perform(task: Task, checking: Callable[[float], None] = lambda seconds: None
     executed = execute(task.variant, task.problem, task.limits, task.trial, budget)
     if log is None:
         return executed
-    return certificates.settle(executed, log, task.problem, task.limits, checking)
+    return certificates.hand_over(executed, log)
+
+
+def opaque_parts(plan: Executed) -> Executed:
+    """A count's plan with each piece pickled here (``OpaquePart``): the parent hands the pieces back to workers
+    without opening them. A piece that cannot be pickled fails the plan, as any failure of the plugin's does."""
+    if plan.error is not None or not isinstance(plan.outcome, list):
+        return plan
+    try:
+        plan.outcome = [OpaquePart(pickle.dumps(part), repr(part)) for part in plan.outcome]
+    except BaseException as exc:  # noqa: BLE001 - a piece's pickling and repr are plugin code
+        return Executed(None, plan.seconds, f"a piece of the plan cannot be sent: {describe(exc)}")
+    return plan

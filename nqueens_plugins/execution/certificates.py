@@ -1,19 +1,21 @@
-"""Execution layer, worker side: a run's certificate opened before the solver is called, checked after it returns.
+"""Execution layer, both sides: a run's certificate opened before the solver is called, handed over after it returns.
 
 When a run is to be certified (``wanted``: the solver can, the instance's answer
 is not otherwise known or ``Limits.certify`` says always), the worker opens a
-``ProofLog`` on a file of the run's own in its scratch folder (removed with the
-worker, however it ends) and hands it to the solver as ``budget.proof``. If the
-solver claims no solution, ``check`` asks the checker program (``python -m
-nqueens_plugins.proofs.check_program``), a process of the worker's own that
-``checker_process.py`` keeps warm from one certificate to the next (``start_checker``
-starts it as soon as a task wants a certificate): no plugin code is imported
-there, and it runs under the certificate's own time and memory
-limits (``Limits.check_timeout``, ``check_memory``), not the run's. What it says
-travels back as a ``Certificate`` for the judge; the proof file is removed
-whatever happened. A certificate the checker could not finish (over its size,
-time or memory) is ``over-budget``: said in the record, never taken as proof and
-never as a wrong one.
+``ProofLog`` on a file of the run's own in its scratch folder and hands it to
+the solver as ``budget.proof``. If the solver claims no solution, the worker
+hands the file over (``hand_over``: its path and size, a ``ProofHandoff``) and
+does nothing else with it: the service takes it from there, fingerprints it and
+has a checker of its own check it against the service's own copy of the problem
+(``proof_checks.py``), in a process no plugin code has run in. Otherwise the
+file is removed at once.
+
+The checker program (``python -m nqueens_plugins.proofs.check_program``) runs
+under the certificate's own limits (``Limits.check_timeout``, ``check_memory``),
+not the run's; ``request`` is what it is asked and ``certificate`` what its answer
+means. ``check`` asks and waits, for callers with nothing else to watch. A
+certificate the checker could not finish (over its size, time or memory) is
+``over-budget``: said in the record, never taken as proof and never as a wrong one.
 """
 
 from __future__ import annotations
@@ -22,16 +24,16 @@ import contextlib
 import os
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from nqueens_plugins.core.canonical_cnf import canonical_cnf
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Outcome, Problem, Status
 from nqueens_plugins.core.proof_log import ProofLog
 from nqueens_plugins.core.solver import Variant
-from nqueens_plugins.execution.checker_process import STARTUP_SECONDS, checker
-from nqueens_plugins.execution.tasks import Certificate, Executed
+from nqueens_plugins.execution.checker_process import checker
+from nqueens_plugins.execution.tasks import Certificate, Executed, ProofHandoff
 
 CHECK_SLACK_SECONDS = 5.0  # past a check's own limit, which the checker keeps itself, before it is killed
 REASON_LIMIT = 300  # characters of a checker's reason kept (it quotes the lemma that failed)
@@ -65,45 +67,27 @@ def open_log(problem: Problem, limits: Limits) -> ProofLog:
     return ProofLog(Path(name), problem, limits.certificate_size)
 
 
-def settle(
-    executed: Executed, log: ProofLog, problem: Problem, limits: Limits, checking: Callable[[float], None]
-) -> Executed:
-    """Close the run's proof, check it if the run claims no solution (``checking`` is told the seconds the
-    check may take first, so the service holds off its kill), remove it, and say what became of it."""
+def claims_none(executed: Executed) -> bool:
+    """Whether the call ended claiming that no solution exists (what a certificate is for)."""
+    outcome = executed.outcome
+    return executed.error is None and isinstance(outcome, Outcome) and outcome.status == Status.NO_SOLUTION
+
+
+def hand_over(executed: Executed, log: ProofLog) -> Executed:
+    """Close the run's proof; for a no-solution claim, say where it is (``Executed.proof``) and leave it there
+    for the service to take; otherwise remove it."""
     log.close()
-    try:
-        outcome = executed.outcome
-        claims_none = executed.error is None and isinstance(outcome, Outcome) and outcome.status == Status.NO_SOLUTION
-        if not claims_none:
-            return executed
-        if log.overflowed:
-            executed.certificate = Certificate(
-                "over-budget",
-                f"the proof grew past its {limits.certificate_size:,} bytes",
-                log.bytes_written,
-                log.lemmas,
-            )
-            return executed
-        checking(limits.check_timeout + CHECK_SLACK_SECONDS + STARTUP_SECONDS)
-        executed.certificate = check(log.path, problem, limits)
-        return executed
-    finally:
+    if claims_none(executed):
+        executed.proof = ProofHandoff(str(log.path), log.bytes_written, log.lemmas, log.overflowed)
+    else:
         with contextlib.suppress(OSError):
             log.path.unlink()
+    return executed
 
 
-def start_checker(variant: Variant, problem: Problem, limits: Limits) -> None:
-    """Start this process's checker now if this run will want it (``wanted``), so that its loading
-    overlaps the solver's preparation and run instead of following them."""
-    if wanted(variant, problem, limits):
-        checker().start(limits.check_memory)
-
-
-def check(path: Path, problem: Problem, limits: Limits) -> Certificate:
-    """Ask this process's checker (``checker_process.py``) about ``path`` under the certificate's limits; its
-    verdict, or why there is none."""
-    size = path.stat().st_size if path.exists() else 0
-    request = {
+def request(path: Path, problem: Problem, limits: Limits) -> dict[str, Any]:
+    """What the checker program is asked about ``path``: the instance itself, from which it builds the formula."""
+    return {
         "n": problem.n,
         "fixed": sorted(problem.fixed.items()),
         "blocked": sorted(problem.blocked),
@@ -112,9 +96,16 @@ def check(path: Path, problem: Problem, limits: Limits) -> Certificate:
         "seconds": limits.check_timeout,
         "memory": limits.check_memory,  # the program limits its own data size (no preexec_fn: threads)
     }
-    start = time.perf_counter()
-    verdict = checker().check(request, limits.check_timeout + CHECK_SLACK_SECONDS)
-    seconds = time.perf_counter() - start
+
+
+def check_seconds(limits: Limits) -> float:
+    """How long a check may take before its checker is killed from outside: its own limit, which the
+    program keeps itself, and a margin."""
+    return limits.check_timeout + CHECK_SLACK_SECONDS
+
+
+def certificate(verdict: dict[str, Any] | str, size: int, seconds: float, limits: Limits) -> Certificate:
+    """What a checker's answer (or the one line saying why there is none) means for the certificate."""
     if verdict == "timeout":
         return Certificate("over-budget", f"out of checking time ({limits.check_timeout:g} s)", size, 0, seconds)
     if verdict == "out of memory":
@@ -125,10 +116,25 @@ def check(path: Path, problem: Problem, limits: Limits) -> Certificate:
         return Certificate("unchecked", verdict[:REASON_LIMIT], size, 0, seconds)
     reason = verdict.get("reason")
     status = "certified" if verdict.get("certified") is True else verdict.get("status") or "rejected"
+    if status not in ("certified", "rejected", "over-budget", "unchecked"):
+        status = "unchecked"
     return Certificate(
-        status,
+        str(status),
         None if reason is None else str(reason)[:REASON_LIMIT],
-        int(verdict.get("bytes") or size),
-        int(verdict.get("lemmas") or 0),
-        float(verdict.get("seconds") or seconds),
+        number(verdict.get("bytes")) or size,
+        number(verdict.get("lemmas")),
+        float(verdict.get("seconds") or seconds) if isinstance(verdict.get("seconds"), (int, float)) else seconds,
     )
+
+
+def number(value: Any) -> int:
+    return value if type(value) is int and value >= 0 else 0
+
+
+def check(path: Path, problem: Problem, limits: Limits) -> Certificate:
+    """Ask this process's checker (``checker_process.py``) about ``path`` under the certificate's limits, and
+    wait: its verdict, or why there is none. For a caller that watches nothing else meanwhile."""
+    size = path.stat().st_size if path.exists() else 0
+    start = time.perf_counter()
+    verdict = checker().check(request(path, problem, limits), check_seconds(limits))
+    return certificate(verdict, size, time.perf_counter() - start, limits)

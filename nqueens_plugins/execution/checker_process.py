@@ -1,14 +1,18 @@
-"""Execution layer, worker side: the worker's certificate checker, one warm process asked per certificate.
+"""Execution layer, parent side: a certificate checker the service owns, one warm process asked per certificate.
 
 The checker program (``proofs/check_program.py``) imports no plugin and runs
 under limits of its own. Starting it costs far more than checking a typical
-proof (Python, numba and the compiled kernels: most of a second), so a worker
-starts it once, as soon as a task wants a certificate (``start``: the loading
-then overlaps the solver's preparation and run), and asks it again for every
-certificate after. A check over its time is ended by killing the process from
-here; the next one starts afresh. The process is in the worker's process group
-(killing the worker's group ends it), the worker's sweep of a plugin's
-processes spares it (``pid``), and it exits by itself when the worker is gone.
+proof (Python, numba and the compiled kernels: most of a second), so the
+service keeps one per worker slot (``proof_checks.ProofChecks``) and asks it
+again for every certificate after. It is started by the service, never by a
+worker: no plugin code has run in the process that started it, and the
+problem it is asked about is the service's own copy. A check is asked
+(``begin``) and its answer read as it comes (``advance``), so the service goes
+on watching its workers meanwhile; ``check`` does both and waits, for callers
+with nothing else to watch (``nqueens check-proof``, a report's re-check, an
+in-process run). A check over its time is ended by killing the process from
+here; the next one starts afresh. The program exits by itself when the
+process that started it is gone.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ class CheckerProcess:
         self.ready = False
         self.errors: IO[bytes] | None = None
         self.pending = b""
+        self.request: dict[str, Any] | None = None  # the check asked and not answered yet
+        self.sent = False  # it has been written to the program (once the program said it is ready)
+        self.deadline = float("inf")  # time.monotonic() past which the check is over its time
 
     @property
     def pid(self) -> int | None:
@@ -60,50 +67,97 @@ class CheckerProcess:
         self.ready = False
         self.pending = b""
 
+    def begin(self, request: dict[str, Any], seconds: float) -> None:
+        """Ask for a check of ``request`` within ``seconds`` (and the program's start, if it is not ready);
+        its answer comes from ``advance`` once the program's output (``fileno``) is readable."""
+        self.start(int(request["memory"]))
+        self.request, self.sent = request, False
+        self.deadline = time.monotonic() + seconds + (0.0 if self.ready else STARTUP_SECONDS)
+        if self.ready:
+            self.send()
+
+    def fileno(self) -> int:
+        """The program's output, to wait on (``multiprocessing.connection.wait``, ``select``)."""
+        assert self.process is not None and self.process.stdout is not None
+        return self.process.stdout.fileno()
+
+    @property
+    def busy(self) -> bool:
+        return self.request is not None
+
+    def advance(self) -> dict[str, Any] | str | None:
+        """Read what the program has written (without waiting): the answer to the check asked, or one line
+        saying why there is none (``"timeout"`` past its deadline), or None while it is still at work."""
+        if self.request is None:
+            return None
+        while True:
+            said = self.next_line()
+            if said is None:
+                if time.monotonic() < self.deadline:
+                    return None
+                return self.answered(self.failed("timeout", "checking"))
+            if said == "ended" or not isinstance(said, dict):
+                return self.answered(self.failed(None, "starting" if not self.ready else "checking"))
+            if not self.ready:
+                if said.get("ready") is not True:
+                    return self.answered(self.failed(said, "starting"))
+                self.ready = True
+                if not self.send():
+                    return self.answered(self.failed(None, "sending the request"))
+                continue
+            if self.process is not None and (
+                self.process.poll() is not None or said.get("status") not in ("certified", "rejected", "over-budget")
+            ):
+                self.close()  # it said it cannot go on (out of memory, a failure): the next check starts a fresh one
+            return self.answered(said)
+
     def check(self, request: dict[str, Any], seconds: float) -> dict[str, Any] | str:
         """The program's answer to ``request`` within ``seconds`` (and its start, if it is not ready yet),
         or one line saying why there is none; a program that did not answer in time is killed."""
-        self.start(int(request["memory"]))
-        assert self.process is not None and self.process.stdin is not None
-        deadline = time.monotonic() + seconds + (0.0 if self.ready else STARTUP_SECONDS)
-        if not self.ready:
-            said = self.read_line(deadline)
-            if not isinstance(said, dict) or said.get("ready") is not True:
-                return self.failed(said, "starting")
-            self.ready = True
+        self.begin(request, seconds)
+        while True:
+            answer = self.advance()
+            if answer is not None:
+                return answer
+            remaining = self.deadline - time.monotonic()
+            if remaining > 0:
+                select.select([self.fileno()], [], [], remaining)
+
+    def send(self) -> bool:
+        assert self.process is not None and self.process.stdin is not None and self.request is not None
         try:
-            self.process.stdin.write(json.dumps(request).encode() + b"\n")
+            self.process.stdin.write(json.dumps(self.request).encode() + b"\n")
             self.process.stdin.flush()
         except OSError:
-            return self.failed(None, "sending the request")
-        answer = self.read_line(deadline)
-        if not isinstance(answer, dict):
-            return self.failed(answer, "checking")
-        if self.process.poll() is not None or answer.get("status") not in ("certified", "rejected", "over-budget"):
-            self.close()  # it said it cannot go on (out of memory, a failure): the next check starts a fresh one
+            return False
+        self.sent = True
+        return True
+
+    def answered(self, answer: dict[str, Any] | str) -> dict[str, Any] | str:
+        self.request = None
         return answer
 
-    def read_line(self, deadline: float) -> dict[str, Any] | str | None:
-        """The next JSON line from the program: the object, ``"timeout"`` past ``deadline``, None if it ended."""
-        assert self.process is not None and self.process.stdout is not None
+    def next_line(self) -> dict[str, Any] | str | None:
+        """The next JSON line the program has written, if a whole one is there (reading what is ready, never
+        waiting): the object, ``"ended"`` if the program ended (or wrote what is not a JSON object), None if
+        no whole line is there yet."""
+        if self.process is None or self.process.stdout is None:
+            return "ended"
         descriptor = self.process.stdout.fileno()
         while b"\n" not in self.pending:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return "timeout"
-            readable, _, _ = select.select([descriptor], [], [], remaining)
+            readable, _, _ = select.select([descriptor], [], [], 0)
             if not readable:
-                continue
+                return None
             chunk = os.read(descriptor, READ_BYTES)
             if not chunk:
-                return None
+                return "ended"
             self.pending += chunk
         line, self.pending = self.pending.split(b"\n", 1)
         try:
             said = json.loads(line)
         except ValueError:
-            return None
-        return said if isinstance(said, dict) else None
+            return "ended"
+        return said if isinstance(said, dict) else "ended"
 
     def failed(self, said: dict[str, Any] | str | None, doing: str) -> str:
         """Why there is no answer, in one line; the program is ended either way."""
@@ -129,6 +183,7 @@ class CheckerProcess:
     def close(self) -> None:
         """End the program (if it runs) and forget it."""
         process, self.process, self.ready, self.pending = self.process, None, False, b""
+        self.request, self.sent, self.deadline = None, False, float("inf")
         if process is not None:
             with contextlib.suppress(OSError):
                 process.kill()
@@ -149,5 +204,5 @@ atexit.register(_checker.close)
 
 
 def checker() -> CheckerProcess:
-    """This process's checker (a worker's, or the host's when it runs plugins in-process)."""
+    """This process's own checker, for the checks made while nothing else is watched (``check``)."""
     return _checker

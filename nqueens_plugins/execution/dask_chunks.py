@@ -16,8 +16,9 @@ from importlib import metadata
 from typing import Any
 
 from nqueens_plugins.core.hookspecs import ENTRY_POINT_GROUP
+from nqueens_plugins.execution import wire
 from nqueens_plugins.execution.local import LocalExecutor
-from nqueens_plugins.execution.tasks import Executed, Task
+from nqueens_plugins.execution.tasks import Task
 
 _local = threading.local()
 
@@ -31,11 +32,13 @@ def installed_plugins() -> dict[str, str]:
     return versions
 
 
-def run_chunk(tasks: list[Task[Any]]) -> list[tuple[Executed, float | None]]:
-    """Run the chunk in this thread's isolated worker process; results unverified."""
+def run_chunk(tasks: list[Task[Any]]) -> list[tuple[bytes, float | None]]:
+    """Run the chunk in this thread's isolated worker process; results unverified, each as a frame of data
+    (``wire.encode``): what Dask brings back to the submitting process is parsed there, never unpickled
+    into objects. Certificates are checked here, on the Dask worker, by the service's own checkers."""
     executor = getattr(_local, "executor", None)
     if executor is None:
         executor = _local.executor = LocalExecutor(1)
         atexit.register(executor.close)  # the Dask worker's end ends its worker process and its temp folder
-    by_task = {id(task): (executed, wall) for task, executed, wall in executor.execute(tasks)}
+    by_task = {id(task): (wire.encode(executed), wall) for task, executed, wall in executor.execute(tasks)}
     return [by_task[id(task)] for task in tasks]

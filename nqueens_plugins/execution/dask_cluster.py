@@ -22,6 +22,7 @@ same plugin distributions installed); this module checks those versions first.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -32,7 +33,8 @@ from nqueens_plugins.execution import dask_chunks
 from nqueens_plugins.execution.dask_chunks import installed_plugins, run_chunk
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import conclude
-from nqueens_plugins.execution.tasks import Task, TaskKind
+from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.wire import WireError, decode_answer
 
 SCHEDULER_VARIABLE = "NQUEENS_DASK_SCHEDULER"
 CHUNK_SIZE = 25  # tasks per Dask task: a lost worker costs at most this many reruns
@@ -61,6 +63,22 @@ def in_chunks(tasks: Iterable[T], size: int) -> Iterator[list[T]]:
             chunk = []
     if chunk:
         yield chunk
+
+
+def answered(results: Any, tasks: int) -> list[tuple[Executed, float | None]]:
+    """A chunk's answers as ``run_chunk`` sends them (a frame of data and a wall time each), parsed: a chunk
+    whose answers do not parse is the cluster's failure, in one line."""
+    try:
+        if not isinstance(results, list) or len(results) != tasks:
+            raise WireError("a chunk's answers are not one per task")
+        parsed = []
+        for frame, wall in results:
+            if not isinstance(frame, bytes) or not (wall is None or (type(wall) is float and math.isfinite(wall))):
+                raise WireError("an answer that is not a frame and a wall time")
+            parsed.append((decode_answer(frame), wall))
+    except (WireError, TypeError, ValueError) as exc:
+        raise BadInput(f"the Dask cluster sent back what is not a chunk's answers ({exc})") from None
+    return parsed
 
 
 def scheduler_address(given: str | None) -> str:
@@ -152,8 +170,8 @@ class DaskExecutor(Executor):
                 following = next(chunks, None)
                 if following is not None:
                     completed.add(submit(following))
-                for task, (executed, wall) in zip(chunk, results):
-                    yield task, conclude(task, executed, wall)
+                for task, answer in zip(chunk, answered(results, len(chunk))):
+                    yield task, conclude(task, *answer)
         finally:
             for future in submitted:
                 future.cancel()

@@ -15,7 +15,8 @@ from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution import certificates
 from nqueens_plugins.execution.calls import execute, execute_count
 from nqueens_plugins.execution.judge import CountResult, Result, judge, judge_count
-from nqueens_plugins.execution.tasks import check_countable, check_runnable, start_trace
+from nqueens_plugins.execution.proof_checks import settle_here
+from nqueens_plugins.execution.tasks import Task, TaskKind, check_countable, check_runnable, start_trace
 
 
 def run(
@@ -27,8 +28,9 @@ def run(
     log = certificates.open_log(problem, limits) if certificates.wanted(variant, problem, limits) else None
     budget = Budget(limits.timeout, limits.max_iterations, trace=steps, proof=log)
     executed = execute(variant, problem.copy(), limits, trial, budget)
-    if log is not None:  # the checker runs in a process of its own, even here
-        executed = certificates.settle(executed, log, problem, limits, lambda seconds: None)
+    if log is not None:  # the checker runs in a process of its own, even here, on this problem
+        executed = certificates.hand_over(executed, log)
+        executed = settle_here(Task(TaskKind.SOLVE, variant, problem, limits, trial), executed, log.path.parent)
     return judge(variant, problem, limits, trial, executed)
 
 

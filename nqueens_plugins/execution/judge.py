@@ -18,7 +18,7 @@ from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import Verdict, verify_count, verify_outcome
 from nqueens_plugins.execution.answers import Answer, CountResult, Result
-from nqueens_plugins.execution.tasks import Certificate, Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Certificate, Executed, Foreign, Task, TaskKind
 
 R = TypeVar("R")
 
@@ -43,11 +43,15 @@ def judge(variant: Variant, problem: Problem, limits: Limits, trial: int, execut
     if executed.error is not None:
         return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
     outcome = executed.outcome
+    if isinstance(outcome, Foreign):
+        reason = f"solver returned {outcome.type_name}, not an Outcome"
+        return Result(**base, status=Status.INVALID, verified=False, reason=reason, queens=None)
     verdict = verify_outcome(problem, outcome, complete=variant.complete, published=published_answer(problem))
     certificate = executed.certificate
     if certificate is not None:
         base.update(certificate=certificate.status, certificate_bytes=certificate.bytes)
-        base.update(certificate_seconds=certificate.seconds)
+        base.update(certificate_seconds=certificate.seconds, proof=certificate.proof)
+        base.update(proof_sha256=certificate.proof_sha256)
         if not verdict.rejected:
             verdict = with_certificate(verdict, certificate)
     if verdict.rejected or not isinstance(outcome, Outcome):
@@ -120,6 +124,9 @@ def judge_count(variant: Variant, problem: Problem, unique: bool, executed: Exec
     if executed.error is not None:
         return CountResult(**base, status=executed.status, solutions=None, verified=None, reason=executed.error)
     counted = executed.outcome
+    if isinstance(counted, Foreign):
+        reason = f"solver returned {counted.type_name}, not a Count"
+        return CountResult(**base, status=Status.INVALID, solutions=None, verified=False, reason=reason)
     verdict = verify_count(problem, counted, published=published_answer(problem))
     if verdict.rejected or not isinstance(counted, Count):
         solutions = getattr(counted, "solutions", None)

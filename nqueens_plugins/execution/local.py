@@ -32,8 +32,11 @@ own. Here each task runs in a worker process (``worker.py``, started as
 * is reused for the next task, since starting a process costs more than a
   fast run.
 
-Whatever comes back is verified here, in this process (``judge.conclude``): a
-solver never vouches for its own answer. Workers leave by themselves when this
+Whatever comes back is parsed as data (``wire.py``) and verified here, in this
+process (``judge.conclude``): a solver never vouches for its own answer. A
+no-solution claim's proof is taken from its worker and checked by a checker
+program this service owns, against the task's own problem
+(``proof_checks.ProofChecks``), while the workers go on being watched. Workers leave by themselves when this
 process is gone, however it died.
 
 This module is the scheduler: which worker takes which task, when a worker is
@@ -62,7 +65,9 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import conclude
+from nqueens_plugins.execution.proof_checks import Checkers, ProofChecks, wanted
 from nqueens_plugins.execution.tasks import Executed, Task
+from nqueens_plugins.execution.wire import WireError
 from nqueens_plugins.execution.worker_handle import (
     STARTUP_LIMIT,
     WorkerProcess,
@@ -111,6 +116,7 @@ class LocalExecutor(Executor):
         self.unsent: list[tuple[Task, Executed]] = []  # tasks that could not be pickled, with that failure
         # Variant names whose default warm-up did not end: their tasks run cold from then on, in any worker.
         self.cold: set[str] = set()
+        self.checkers = Checkers(self.jobs)  # the certificates' checkers, one warm per slot
 
     def map(self, tasks: Iterable[Task[R]], *, quickest_first: bool = False) -> Iterator[tuple[Task[R], R]]:
         """Verified answers as tasks end; closing the stream early kills the workers still busy (a race's losers).
@@ -127,32 +133,37 @@ class LocalExecutor(Executor):
     def execute(
         self, tasks: Iterable[Task[R]], quickest_first: bool = False
     ) -> Generator[tuple[Task[R], Executed, float | None], None, None]:
-        """Run every task; yield (task, what came back unverified, wall seconds) as each ends."""
+        """Run every task; yield (task, what came back unverified but for its certificate, wall seconds) as
+        each ends."""
         pending = deque(tasks)
         busy: dict[Connection, WorkerProcess] = {}
+        checks = ProofChecks(self.checkers)
         self.unprepared.clear()
         self.unsent.clear()
         try:
-            while pending or busy:
+            while pending or busy or checks.active:
                 if self.unprepared:
                     yield from self.not_started(pending)
-                    if not (pending or busy):
+                    if not (pending or busy or checks.active):
                         break
-                self.fill(pending, busy)
+                self.fill(pending, busy, checks)
                 while self.unsent:
                     task, failure = self.unsent.pop()
                     yield task, failure, None
-                if not busy:
+                if not busy and not checks.running:
                     continue
-                deadline = min(worker.deadline() for worker in busy.values())
+                deadline = min([worker.deadline() for worker in busy.values()] + [checks.deadline()])
                 # Wake at least every DEATH_CHECK seconds: a worker's death is noticed even when
                 # no end-of-pipe comes (a process the plugin forked holds the pipe open).
                 remaining = max(0.0, min(deadline - time.perf_counter(), DEATH_CHECK))
-                wait(list(busy), timeout=remaining)
-                batch: list[tuple[Task, Executed, float | None]] = []
+                wait([*busy, *checks.waitables()], timeout=remaining)
+                batch = []
                 for worker in list(busy.values()):
                     worker.output.bound()
-                    batch.extend(self.collect(worker, pending))
+                    for task, executed, wall in self.collect(worker, pending):
+                        settled = checks.submit(task, executed, wall, worker.scratch)
+                        if settled is not None:
+                            batch.append(settled)
                     # Settle the worker before yielding: a caller may stop after any answer. A worker
                     # that died keeps its tasks until its pipe's end is read (then they are answered
                     # or requeued), so none is lost.
@@ -160,12 +171,14 @@ class LocalExecutor(Executor):
                         busy.pop(worker.receiver)
                         if worker.alive:
                             self.idle.append(worker)
+                batch.extend(checks.finished())
                 if quickest_first:  # a race: the winner is the run that finished first, not the worker read first
                     batch.sort(key=lambda answer: answer[1].seconds)
                 yield from batch
         finally:
             for worker in busy.values():
                 worker.kill()
+            checks.cancel()
 
     def not_started(self, pending: deque[Task]) -> Iterator[tuple[Task, Executed, float | None]]:
         """The pending tasks of solvers whose preparation failed in this call, ended with that failure."""
@@ -173,18 +186,21 @@ class LocalExecutor(Executor):
             pending.remove(task)
             yield task, not_tried(self.unprepared[task.variant.name]), None
 
-    def fill(self, pending: deque[Task], busy: dict[Connection, WorkerProcess]) -> None:
+    def fill(self, pending: deque[Task], busy: dict[Connection, WorkerProcess], checks: ProofChecks) -> None:
         """Hand pending tasks to workers: idle or new ones first, then a second task to each. A worker
         takes only tasks of its own plugin (``WorkerProcess``), the first such among the next
         ``LOOKAHEAD`` pending, so a grid that alternates plugins does not restart workers."""
-        while pending and (self.idle or len(busy) < self.jobs):
+        # A certificate's check holds its worker's slot, as the run did: no run is timed beside more
+        # processes than there are slots.
+        while pending and len(busy) + len(checks.running) < self.jobs:
             worker, first = self.next_assignment(pending, busy)
             if self.send(worker, pending, first):
                 busy[worker.receiver] = worker
             elif worker.alive and not worker.tasks:
                 self.idle.append(worker)  # only its task could not be sent (pickled); the worker is fine
         for worker in busy.values():
-            while len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive:
+            # Nothing queued behind a run that may bring a proof: its check takes the slot before the next run.
+            while len(worker.tasks) < self.QUEUED_PER_WORKER and worker.alive and not wanted(worker.tasks[-1]):
                 index = first_served(worker, pending)
                 if index is None or not self.send(worker, pending, index):
                     break
@@ -227,16 +243,27 @@ class LocalExecutor(Executor):
         """The answers the worker has sent; a dead or overdue worker's first task ends as error or
         timed-out, and the tasks queued behind it go back to ``pending`` (they never started)."""
         answers: list[tuple[Task, Executed, float | None]] = []
+        garbled: str | None = None
         try:
             while worker.tasks and worker.receiver.poll():
-                answer = worker.hear(worker.receiver.recv())
+                answer = worker.hear(worker.receive())
                 if answer is not None:
                     answers.append(answer)
             # Dead without an end-of-pipe: a process the plugin forked may still hold the pipe open.
             died = bool(worker.tasks) and worker.process.poll() is not None
         except (EOFError, OSError):
             died = bool(worker.tasks)
-        if died:
+        except WireError as exc:  # written by the plugin, or its worker is broken: the answer is its error
+            garbled, died = f"its worker's answer could not be read: {exc}", False
+        if garbled is not None:
+            printed = worker.output.remains()
+            worker.kill()
+            task = worker.tasks.popleft()
+            answers.append(
+                (task, with_output(Executed(None, time.perf_counter() - worker.started, garbled), printed), None)
+            )
+            self.requeue(worker, pending)
+        elif died:
             code = worker.process.wait()
             printed = worker.output.remains()
             worker.kill()  # and whatever the plugin left running
@@ -273,9 +300,10 @@ class LocalExecutor(Executor):
             pending.appendleft(worker.tasks.pop())
 
     def close(self) -> None:
-        """End the idle workers (their groups are killed: an idle worker holds nothing)."""
+        """End the idle workers (their groups are killed: an idle worker holds nothing) and the checkers."""
         while self.idle:
             self.idle.pop().kill()
+        self.checkers.close()
 
 
 @contextlib.contextmanager

@@ -8,12 +8,10 @@ and the parent's handle on it (``worker_handle.WorkerProcess.hear``) reads them:
 * ``WarmingUp``: the task is rebuilt and its solver is being prepared (its
   untimed ``warm_up``), only when it needs a preparation;
 * ``Started``: preparing took ``seconds``; the run's time limit starts now;
-* ``Checking``: the call has returned a no-solution claim whose certificate is
-  being checked, which may take ``seconds`` (its own limit, not the run's);
 * ``Done``: what came back from the call (``Executed``), unverified.
 
-Small frozen dataclasses, pickled over the pipe: a message the other side does
-not know is a type error here rather than a string that matches nothing there.
+Small frozen dataclasses, sent as frames of plain data (``wire.py``: the parent
+parses what a worker says and never unpickles it).
 """
 
 from __future__ import annotations
@@ -41,17 +39,10 @@ class Started:
 
 
 @dataclass(frozen=True)
-class Checking:
-    """The first task's call has returned; its certificate is being checked, for at most ``seconds``."""
-
-    seconds: float
-
-
-@dataclass(frozen=True)
 class Done:
     """The first task has ended: what came back, unverified (the parent judges it)."""
 
     executed: Executed
 
 
-Message = Ready | WarmingUp | Started | Checking | Done
+Message = Ready | WarmingUp | Started | Done

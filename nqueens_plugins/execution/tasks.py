@@ -153,6 +153,41 @@ class Certificate:
     bytes: int = 0
     lemmas: int = 0
     seconds: float = 0.0
+    proof: str | None = None  # where the proof was kept (``Limits.keep_proofs``), if it was
+    proof_sha256: str | None = None  # the fingerprint of the bytes that were checked
+
+
+@dataclass(frozen=True)
+class ProofHandoff:
+    """What a worker says of a no-solution claim's proof: the file it wrote it to (in its own scratch
+    folder) and its size as the worker counted it. Nothing more: the service takes the file from there,
+    fingerprints it and has it checked by a checker of its own (``proof_checks.py``)."""
+
+    path: str
+    bytes: int
+    lemmas: int
+    overflowed: bool  # the log stopped at ``Limits.certificate_size``: over budget, never checked
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """What a plugin returned that is none of the contract's classes, as it crossed from its worker: the
+    type's name alone (``wire.py``), for the judge to say what came instead of an ``Outcome`` or a ``Count``."""
+
+    type_name: str
+
+
+@dataclass(frozen=True)
+class OpaquePart:
+    """One piece of a split count (``Solver.count_parts``) as it crosses to the parent: the worker's pickle of
+    it, which only a worker opens again (``Task.piece``), and its ``repr`` (a count's pieces file fingerprints
+    the plan by it). The parent never unpickles plugin data."""
+
+    blob: bytes
+    shown: str
+
+    def __repr__(self) -> str:
+        return self.shown
 
 
 @dataclass
@@ -172,7 +207,8 @@ class Executed:
     prepare_seconds: float | None = None  # the worker's preparation before this call (its first of this solver)
     output: str | None = None  # the end of what the call printed (the service adds it: ``output.py``)
     output_bytes: int = 0  # how much it printed
-    certificate: Certificate | None = None  # a no-solution claim's certificate, checked (certified runs only)
+    certificate: Certificate | None = None  # a no-solution claim's certificate, as the service's checker found it
+    proof: ProofHandoff | None = None  # the proof a worker wrote for a no-solution claim, not yet checked
 
     def unsendable(self, reason: str) -> Executed:
         return Executed(None, self.seconds, reason)

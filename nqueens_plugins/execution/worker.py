@@ -22,7 +22,12 @@ that), then for each task:
    task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
    sends the result back in ``Done``, unverified (the parent verifies, ``judge.py``), with
-   the preparation it needed (``Executed.prepare_seconds``).
+   the preparation it needed (``Executed.prepare_seconds``). A no-solution claim's
+   proof is only handed over (its path and size): the service checks it
+   (``proof_checks.py``), after this worker has swept the plugin's processes.
+
+Every message is a frame of plain data (``wire.py``), never a pickle: the
+parent parses it and runs nothing of it.
 
 A failure in any step travels back as the task's result, saying where it
 happened. The worker's own failures (a bug here, a pipe gone wrong) write their
@@ -54,12 +59,11 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.execution import certificates, processes
+from nqueens_plugins.execution import processes, wire
 from nqueens_plugins.execution.calls import describe, perform
-from nqueens_plugins.execution.checker_process import checker
-from nqueens_plugins.execution.messages import Checking, Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import PrintedHere
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Executed, OpaquePart, Task
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
 
 
@@ -172,6 +176,8 @@ def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
     start = time.perf_counter()
     try:
         task = pickle.loads(message)
+        if isinstance(task, Task) and isinstance(task.part, OpaquePart):  # a piece of a count, as its plan made it
+            task = replace(task, part=pickle.loads(task.part.blob))
     except BaseException as exc:  # noqa: BLE001 - an unpickling solver may raise anything
         where = "importing the solver's plugin" if isinstance(exc, ImportError) else "rebuilding the solver"
         return None, Executed(None, 0.0, f"{where} in the worker failed: {describe(exc)}"), 0.0
@@ -179,8 +185,8 @@ def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
 
 
 def send(writer: Connection, message: Message) -> None:
-    """Tell the parent (``worker_handle.WorkerProcess.hear``) how the task it sent is going."""
-    writer.send(message)
+    """Tell the parent (``worker_handle.WorkerProcess.hear``) how the task it sent is going, as a frame of data."""
+    writer.send_bytes(wire.encode(message))
 
 
 def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = None) -> None:
@@ -197,27 +203,25 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             continue
         if task is None:
             return
-        if task.kind == TaskKind.SOLVE:  # only a solve's "no solution" is certified
-            certificates.start_checker(task.variant, task.problem, task.limits)  # loads while the solver prepares
         with memory_limit(task.limits.memory):  # the warm-up is plugin code too
             prepared, failed = preparations.prepare(task, rebuilding, writer)
             if prepared is not None and failed is None:
                 printed.forget()  # what preparing printed is not the run's (unless preparing failed)
-            outcome = failed or perform(
-                preparations.with_time_back(task), lambda seconds: send(writer, Checking(seconds))
-            )
+            outcome = failed or perform(preparations.with_time_back(task))
         printed.measure(outcome)
         outcome.prepare_seconds = prepared
         if task.limits.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.limits.memory)})"
-        # A plugin's processes do not outlive its call; the watchdog and the warm checker are ours.
-        spared = {pid for pid in (watchdog.running() if watchdog else None, checker().pid) if pid is not None}
+        # A plugin's processes do not outlive its call (nor write its proof after it); the watchdog is ours.
+        spared = {pid for pid in (watchdog.running() if watchdog else None,) if pid is not None}
         if set(processes.children(os.getpid())) - spared:
             processes.kill_descendants(os.getpid(), spare=spared)
             processes.reap_children()
         try:
             send(writer, Done(outcome))
-        except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot be pickled
+        except (BrokenPipeError, ConnectionResetError):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - reading what the plugin returned is plugin code
             send(writer, Done(outcome.unsendable(f"sending the answer back failed: {describe(exc)}")))
 
 

@@ -2,7 +2,7 @@
 
 A ``WorkerProcess`` starts the worker program (``python -m
 nqueens_plugins.execution.worker``) in a process group of its own, sends it
-pickled tasks and keeps the state of the one it runs: starting (no clock runs
+pickled tasks, reads its messages as frames of data (``wire.py``) and keeps the state of the one it runs: starting (no clock runs
 until the worker says ``Ready``), preparing its solver (``WarmingUp``, held to
 the task's ``prepare_timeout``, or for a default warm-up half the run's limit),
 running (from ``Started``, held to the run's limit plus ``KILL_GRACE``), done
@@ -27,14 +27,21 @@ from typing import Any
 import cloudpickle
 
 from nqueens_plugins.core.problem import Status
-from nqueens_plugins.execution import processes
-from nqueens_plugins.execution.messages import Checking, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution import processes, wire
+from nqueens_plugins.execution.messages import Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import CapturedOutput
-from nqueens_plugins.execution.tasks import Executed, Task
+from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
-CHECK_GRACE = 10.0  # seconds past a certificate check's own limit (the worker kills its checker first)
 STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
+FRAME_BYTES = 64 << 20  # a frame's room beside a board's queens: counters, a trace, what the run printed
+EXPORT_BYTES = 1 << 30  # an export's text (a large instance's formula)
+
+
+def frame_limit(task: Task) -> int:
+    """The longest frame a worker may send for ``task`` (``wire.py``): its board's queens as 8-byte numbers and
+    room for the rest; a longer one is refused unread, whatever the plugin put in it."""
+    return FRAME_BYTES + 8 * task.problem.n + (EXPORT_BYTES if task.kind is TaskKind.EXPORT else 0)
 
 
 def grace(task: Task) -> float:
@@ -163,7 +170,6 @@ class WorkerProcess:
         # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
         self.extensions: dict[float, float] = {}
         self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
-        self.checking_until: float | None = None  # while the first task's certificate is checked: its limit
 
     def serves(self, task: Task) -> bool:
         return self.plugin is None or self.plugin == plugin_of(task)
@@ -178,6 +184,18 @@ class WorkerProcess:
         if len(self.tasks) == 1:
             self.begin()
 
+    def receive(self) -> Message:
+        """The worker's next message, parsed as data (``wire.decode``); ``WireError`` for a frame that is
+        none, or longer than its task's answer can be (``frame_limit``)."""
+        limit = frame_limit(self.tasks[0]) if self.tasks else FRAME_BYTES
+        try:
+            frame = self.receiver.recv_bytes(limit)
+        except OSError as exc:
+            if str(exc) == "bad message length":
+                raise wire.WireError(f"a frame longer than the {limit:,} bytes its answer may take") from None
+            raise
+        return wire.decode(frame)
+
     def hear(self, message: Message) -> tuple[Task[Any], Executed, float] | None:
         """What the worker said (``messages.py``, sent by ``worker.serve``), as a change of state; for
         ``Done``, the first task, what came back unverified and the wall seconds since its run started."""
@@ -190,9 +208,6 @@ class WorkerProcess:
             return None
         if isinstance(message, Started):
             self.prepared(message.seconds)
-            return None
-        if isinstance(message, Checking):  # the call is over; its certificate's check has a limit of its own
-            self.checking_until = time.perf_counter() + message.seconds + CHECK_GRACE
             return None
         task = self.tasks.popleft()
         executed = message.executed
@@ -207,7 +222,6 @@ class WorkerProcess:
         self.started = time.perf_counter()
         self.running = self.tasks[0].variant.name in self.warmed
         self.warming_up = False
-        self.checking_until = None
 
     def deadline(self) -> float:
         if not self.ready:
@@ -215,8 +229,6 @@ class WorkerProcess:
         if not self.tasks:
             return float("inf")
         task = self.tasks[0]
-        if self.checking_until is not None:
-            return self.checking_until
         if not self.running:  # preparing its solver: the preparation's own limit, never the run's
             end = self.started + task.limits.prepare_timeout + KILL_GRACE
             if self.in_default_warm_up():
