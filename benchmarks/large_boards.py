@@ -1,4 +1,4 @@
-"""Large boards (issue 11): python benchmarks/large_boards.py [--skip-10-7] [--skip-10-8] [--with-10-9]
+"""Large boards (issue 11): python benchmarks/large_boards.py [--skip-10-7] [--skip-10-8] [--with-10-9] [--isolated | --isolated-only]
 
 * swap-search: n = 10^6 within 2 s, n = 10^7 within 3 s and n = 10^8 within 40 s,
   verified, compiled kernel, beside the foundation's min-conflicts at 10^6 and the
@@ -9,7 +9,10 @@
   stretch (--with-10-9): n = 10^9 solved and verified within 15 minutes;
 * construction: n = 10^7 placed and verified within 0.5 s;
 * the verifier: 10^7 queens within 0.5 s;
-* the numba compilation, done once per machine and cached, is reported apart.
+* the numba compilation, done once per machine and cached, is reported apart;
+* with --isolated: swap-search and construction at 10^6 and 10^7 through a worker process,
+  the parent's share of the wall time (the answer's crossing and its verification) beside
+  the solver's own (issue 50: the board crosses as its bytes, not as a pickle).
 
 * min-conflicts[init=greedy] at 10^7 (with the 10^7 figures): at most 16 bytes per queen;
 
@@ -69,6 +72,10 @@ print(time.perf_counter() - start)
 
 
 def main() -> None:
+    if "--isolated-only" in sys.argv:  # the crossing alone, for a before/after comparison
+        through_workers()
+        finish()
+        return
     header("kernel compilation (numba, cached on disk after the first run)")
     seconds = float(
         subprocess.run([sys.executable, "-c", COMPILE_PROGRAM], capture_output=True, text=True, check=True).stdout
@@ -122,7 +129,28 @@ def main() -> None:
     assert error is None
     report("construction n=10,000,000 placed and verified", seconds + check_seconds, 0.5)
     report("verifier alone, 10,000,000 queens", check_seconds, 0.5)
+    if "--isolated" in sys.argv or "--isolated-only" in sys.argv:
+        through_workers()
     finish()
+
+
+def through_workers() -> None:
+    """Swap search and construction at 10^6 and 10^7 run isolated, as users run them: the answer crosses from
+    the worker to the parent (issue 50: as a frame of data, the board as its bytes). The parent's wall time
+    beside the solver's own: ``overhead_seconds`` is the crossing, the parent's verification and the messages."""
+    import nqueens_plugins as nq
+    from nqueens_plugins.execution.local import LocalExecutor
+
+    header("through a worker process: the answer crosses to the parent (--isolated)")
+    with LocalExecutor(1) as executor:
+        for solver in ("swap-search", "construction"):
+            nq.solve(solver, 1000, executor=executor)  # the worker started and the solver prepared
+            for n in (10**6, 10**7):
+                wall, result = timed(lambda: nq.solve(solver, n, executor=executor))
+                assert result.verified, result.status
+                report(f"{solver} n={n:,} through a worker, wall", wall, None)
+                report(f"{solver} n={n:,}: the parent's part (overhead_seconds)", result.overhead_seconds, None,
+                       note=f"solver {result.seconds:.3f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

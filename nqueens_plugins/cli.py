@@ -204,8 +204,8 @@ def limit_options(
 
     ``--timeout`` (its default ``timeout``, from ``core/limits.py``), ``--prepare-timeout`` and ``--memory``
     on every command that runs solvers; ``--seed`` (with ``seed`` as its help) and ``--max-iterations``
-    where the command takes them; ``--certify`` and ``--check-timeout`` where it solves (certificates of
-    no-solution claims). A limit the flags get wrong is refused by ``Limits`` itself.
+    where the command takes them; ``--certify``, ``--check-timeout`` and ``--keep-proofs`` where it solves
+    (certificates of no-solution claims). A limit the flags get wrong is refused by ``Limits`` itself.
     """
 
     def decorate(command: F) -> F:
@@ -219,15 +219,31 @@ def limit_options(
             max_iterations: int | None = None,
             certify: str = "auto",
             check_timeout: float = CHECK_TIMEOUT,
+            keep_proofs: str | None = None,
             **kwargs: Any,
         ) -> Any:
             limits = Limits(
-                timeout, prepare_timeout, memory, max_iterations, seed, certify=certify, check_timeout=check_timeout
+                timeout,
+                prepare_timeout,
+                memory,
+                max_iterations,
+                seed,
+                certify=certify,
+                check_timeout=check_timeout,
+                keep_proofs=keep_proofs,
             )
             return command(*args, limits=limits, **kwargs)
 
         decorated: Any = with_limits
         if certify:
+            decorated = click.option(
+                "--keep-proofs",
+                type=click.Path(file_okay=False, dir_okay=True, writable=True),
+                default=None,
+                metavar="DIR",
+                help="Keep each checked certificate in DIR (made if missing), named after its run, beside its "
+                "instance's canonical CNF as DIMACS, for an outside checker (drat-trim); the record names it.",
+            )(decorated)
             decorated = click.option(
                 "--check-timeout",
                 type=Seconds(allow_none=False),

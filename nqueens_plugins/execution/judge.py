@@ -74,10 +74,11 @@ def with_certificate(verdict: Verdict, certificate: Certificate) -> Verdict:
     published answer would; a proof the checker rejects makes the run invalid, like an attacking board; one
     it could not finish (over budget, or the checker failed) leaves the verdict as it was, and says so."""
     size = f"{certificate.lemmas:,} lemmas, {certificate.bytes:,} bytes, checked in {certificate.seconds:.2f} s"
+    kept = f"; kept as {certificate.proof}" if certificate.proof else ""
     if certificate.status == "certified":
-        return Verdict(True, f"certified: its proof ({size}) refutes the instance")
+        return Verdict(True, f"certified: its proof ({size}) refutes the instance{kept}")
     if certificate.status == "rejected":
-        return Verdict(False, f"its certificate is wrong: {certificate.reason}")
+        return Verdict(False, f"its certificate is wrong: {certificate.reason}{kept}")
     note = f"certificate {certificate.status}: {certificate.reason}"
     return Verdict(verdict.verified, f"{verdict.reason}; {note}" if verdict.reason else note)
 
