@@ -253,7 +253,7 @@ def option_instances(which: str) -> list[tuple[str, Problem]]:
 
 
 def compare_options(which: str, limit: float) -> None:
-    from nqueens_plugins import host
+    from nqueens_plugins.loading import host
 
     header(
         f"minizinc variants on the {which} set, {limit:g} s each (a miss counts {limit:g} s), interleaved per instance"

@@ -29,11 +29,12 @@ API functions with what they take (``Limits``, ``ResultsFile``). Anything else l
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from nqueens_plugins.core.adapter_kit import Adapter, Requirement, SizeLimit
 from nqueens_plugins.core.errors import BadInput, PluginError
-from nqueens_plugins.core.hookspecs import SolverRegister, hookimpl
+from nqueens_plugins.core.hookspecs import CONTRACT_VERSION, SolverRegister, hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
 from nqueens_plugins.core.solver import FAMILIES, Option, Solver
 
@@ -114,10 +115,11 @@ HELPERS = {
 }
 
 # Modules that lived here before the layered layout: code written against the
-# earlier README (``from nqueens_plugins import host``) keeps working.
+# earlier README (``from nqueens_plugins import host``) keeps working, with a DeprecationWarning, until 0.3.0.
 MOVED_MODULES = {"host": "nqueens_plugins.loading.host", "instances": "nqueens_plugins.formats.instances"}
 
 __all__ = [
+    "CONTRACT_VERSION",
     "FAMILIES",
     "Adapter",
     "BadInput",
@@ -182,5 +184,11 @@ def __getattr__(name: str) -> Any:
     if name in HELPERS:
         return getattr(importlib.import_module(HELPERS[name]), name)
     if name in MOVED_MODULES:
+        warnings.warn(
+            f"nqueens_plugins.{name} is now {MOVED_MODULES[name]}: the old name is deprecated since 0.2.0 and goes "
+            "in 0.3.0",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return importlib.import_module(MOVED_MODULES[name])
     raise AttributeError(f"module 'nqueens_plugins' has no attribute {name!r}")

@@ -12,6 +12,7 @@ its choosing, progress callbacks, and notes to print.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -20,10 +21,10 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, refuse_loose_limits, whole_number
+from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, whole_number
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant, split_specs
 from nqueens_plugins.execution.executor import Executor
@@ -201,7 +202,9 @@ def solve(
     limit, seed 0) holds the time limit, memory, iteration cap and seed, so the
     same call gives the same answer. Raises BadInput for anything the
     user can fix. The result's ``verified`` is True only when the verifier checked
-    the answer; ``status`` is ``invalid`` when it rejected it.
+    the answer; ``status`` is ``invalid`` when it rejected it. The limits may be
+    given as keywords instead (``timeout=5, seed=1``; every field of ``Limits``:
+    ``LimitKeywords``), not both.
 
     The solver runs in a warm worker process of the execution service (kept for
     the next call; or ``executor``'s), so a hang is killed at ``limits.timeout`` and a
@@ -215,10 +218,9 @@ def solve(
     that ``nqueens animate`` reads (nothing is written when no trace came back:
     the run was killed or its worker died).
     """
-    refuse_loose_limits(options)
+    limits = limits_of(limits, DEFAULT_LIMITS, limit_keywords(options))
     chosen = variant(solver, **options)
     problem = problem_of(n, instance, fixed, blocked)
-    limits = limits_of(limits, DEFAULT_LIMITS)
     trial = whole_number(trial, "trial", minimum=0)
     trace_file = Path(trace) if isinstance(trace, (str, Path)) else None
     if trace_file is not None:
@@ -248,16 +250,18 @@ def race(
     limits: Limits | None = None,
     trial: int = 0,
     executor: Executor | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> RaceResult:
     """Race ``solvers`` (``"a,b"`` or a list of specs, two or more) on one board: each in a worker of its own,
     all at once; the first *decided* answer wins (a verified board, or a no-solution claim the verifier
     confirmed) and the others are stopped. An answer that decides nothing (gave up, rejected, crashed) does
     not end the race. The board is given as for ``solve``; ``executor`` must be a ``LocalExecutor`` with a
-    job per member (by default one is made for the race). See ``workflows/race.py`` for the times kept."""
+    job per member (by default one is made for the race). ``limits`` (or its fields as keywords) hold for
+    every member. See ``workflows/race.py`` for the times kept."""
     members = variants(solvers)
     problem = problem_of(n, instance, fixed, blocked)
     trial = whole_number(trial, "trial", minimum=0)
-    return run_race(members, problem, limits_of(limits, DEFAULT_LIMITS), executor, trial=trial)
+    return run_race(members, problem, limits_of(limits, DEFAULT_LIMITS, limit_keywords), executor, trial=trial)
 
 
 def count(
@@ -286,13 +290,13 @@ def count(
     ``progress`` hears each piece come back. With ``out``, it is split too and
     each finished piece is kept in that file as it ends; ``resume=True`` then
     counts only the pieces the file does not hold (a stopped count continues).
+    The limits may be given as keywords instead (``timeout=60``).
     ``count_plan`` says beforehand what ``nqueens count`` decides: whether a count
     this long should be confirmed first, the solver's estimate, how many workers.
     """
-    refuse_loose_limits(options)
+    limits = limits_of(limits, DEFAULT_LIMITS, limit_keywords(options))
     chosen = variant(solver, **options)
     problem = problem_of(n, instance, fixed, blocked)
-    limits = limits_of(limits, DEFAULT_LIMITS)
     if resume and out is None:
         raise BadInput("resume continues the count kept in out: give out too")
     if out is not None:
@@ -397,12 +401,12 @@ def count_plan(
     ``dask`` executor (``kind``) is split into pieces counted by every worker:
     ``jobs`` is 0 then (one per core, for ``executor_for``), else 1.
     """
-    refuse_loose_limits(options)
+    given = limit_keywords(options)
     return CountPlan(
         variant(solver, **options),
         problem_of(n, instance, fixed, blocked),
         unique,
-        limits_of(limits, DEFAULT_LIMITS),
+        limits_of(limits, DEFAULT_LIMITS, given),
         split=bool(progress or out or kind == "dask"),
     )
 
@@ -433,10 +437,12 @@ def compare(
     *,
     limits: Limits | None = None,
     executor: Executor | None = None,
+    jobs: int | None = None,
     out: str | Path | ResultsFile | None = None,
     keep_queens: bool = False,
     notify: Notify | None = None,
     planned: Callable[[int], None] | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> list[dict[str, Any]]:
     """Compare solvers over boards and trials; the records of the runs, as a list (``compare_stream``
     yields them as they end).
@@ -448,16 +454,17 @@ def compare(
     (``"hard/*.param"``, ``"diag-12.param@5"``; see
     ``nqueens_plugins.formats.instances``); or Problems (a board with fixed
     queens or blocked squares: ``nq.problem_of(8, fixed="0:2")``); a list may mix
-    them. ``limits`` is every run's (None: 10 s per run, seed 0). ``executor``
-    runs them (default: local workers, one per core; ``executor_for("local",
-    jobs=2)`` for fewer). ``out`` appends each record to a results file as it
+    them. ``limits`` is every run's (None: 10 s per run, seed 0), or give its
+    fields as keywords (``timeout=5, seed=1``: the rest keep compare's defaults).
+    ``executor`` runs them (default: local workers, ``jobs`` of them, one per
+    core when 0 or None). ``out`` appends each record to a results file as it
     ends: a path, or ``ResultsFile(path, resume=True)`` to continue one.
     ``keep_queens`` keeps the queens in records above n = 1000.
     ``planned(count)`` hears how many runs will be made; ``notify(line)``
     hears warnings and notes (default: Python warnings).
     """
-    return list(compare_stream(solvers, boards, trials, limits=limits, executor=executor, out=out,
-                               keep_queens=keep_queens, notify=notify, planned=planned))  # fmt: skip
+    return list(compare_stream(solvers, boards, trials, limits=limits, executor=executor, jobs=jobs, out=out,
+                               keep_queens=keep_queens, notify=notify, planned=planned, **limit_keywords))  # fmt: skip
 
 
 def compare_stream(
@@ -467,19 +474,22 @@ def compare_stream(
     *,
     limits: Limits | None = None,
     executor: Executor | None = None,
+    jobs: int | None = None,
     out: str | Path | ResultsFile | None = None,
     keep_queens: bool = False,
     notify: Notify | None = None,
     planned: Callable[[int], None] | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> Iterator[dict[str, Any]]:
     """``compare``, yielding each record as its run ends (memory stays flat for any number of runs).
 
     Everything is checked before the first run: a bad argument is a BadInput
     here, not on the first ``next``.
     """
+    limits = limits_of(limits, COMPARE_LIMITS, limit_keywords)
+    workers = jobs_of(jobs, executor)
     chosen, races = variants_and_races(solvers)
     trials = whole_number(trials, "trials", minimum=1)
-    limits = limits_of(limits, COMPARE_LIMITS)
     problems = boards_of(boards)
     results = ResultsFile.of(out) if out is not None else None
     if results is not None:
@@ -494,6 +504,7 @@ def compare_stream(
         out=results,
         keep_queens=keep_queens,
         executor=executor,
+        jobs=workers,
         planned=planned,
         warn=lambda text: tell(f"warning: {text}"),
     )
@@ -525,13 +536,55 @@ def boards_of(boards: Boards) -> list[Problem]:
 SIZES = re.compile(r"[0-9\s,.:+]*")  # text that names sizes ("8,16", "4..40:4", ""), not instance files
 
 
-def limits_of(limits: Limits | None, default: Limits) -> Limits:
-    """The limits a call was given, or its own default: the one place a function's defaults apply."""
-    if limits is None:
-        return default
-    if not isinstance(limits, Limits):
+class LimitKeywords(TypedDict, total=False):
+    """The limits every function that runs solvers takes as keywords, beside or instead of ``limits=``
+    (``nq.solve("min-conflicts", 8, timeout=5, seed=1)``): the fields of ``Limits``, as the field writes
+    limits (``subprocess.run(timeout=)``). Those not given keep the function's own defaults."""
+
+    timeout: float | None
+    prepare_timeout: float
+    memory: int | str | None
+    max_iterations: int | None
+    seed: int
+    certify: str
+    certificate_size: int | str
+    check_timeout: float
+    check_memory: int | str
+    keep_proofs: str | os.PathLike[str] | None
+
+
+LIMIT_NAMES = tuple(LimitKeywords.__annotations__)
+
+
+def limit_keywords(options: dict[str, Any]) -> dict[str, Any]:
+    """The limits among a function's keywords (``solve``'s and ``count``'s also carry solver options), taken
+    out of ``options``: a solver option can never be named as a limit is."""
+    return {name: options.pop(name) for name in LIMIT_NAMES if name in options}
+
+
+def limits_of(limits: Limits | None, default: Limits, given: Mapping[str, Any] | None = None) -> Limits:
+    """The limits a call was given (a ``Limits``, or its fields as keywords: ``given``), or its own default:
+    the one place a function's defaults apply. Keywords change only the fields they name."""
+    if limits is not None and not isinstance(limits, Limits):
         raise BadInput(f"limits is an nq.Limits (such as nq.Limits(timeout=5)), not {type(limits).__name__}")
-    return limits
+    unknown = [name for name in given or () if name not in LIMIT_NAMES]
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r} (the limits are: {', '.join(LIMIT_NAMES)})")
+    if given:
+        if limits is not None:
+            named = ", ".join(f"{name}=" for name in given)
+            raise BadInput(f"give the limits as keywords ({named}) or as limits=nq.Limits(...), not both")
+        return dataclasses.replace(default, **given)
+    return default if limits is None else limits
+
+
+def jobs_of(jobs: int | None, executor: Executor | None) -> int:
+    """The local workers a call asked for (0: one per core); with an executor of its own, none may be asked."""
+    if jobs is None:
+        return 0
+    if executor is not None:
+        raise BadInput("give jobs or an executor, not both (an executor has its own workers)")
+    return whole_number(jobs, "jobs", minimum=0)
 
 
 def say_what_failed_to_load(tell: Notify) -> None:
@@ -558,17 +611,19 @@ def cross_check(
     limits: Limits | None = None,
     executor: Executor | None = None,
     notify: Notify | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> list[Check]:
     """Every solver (default: all) on each n: counts against OEIS and each other, boards verified,
     no-solution claims against the counts. A timed-out answer is inconclusive, not a disagreement.
-    ``limits`` holds for each solve and count (None: 10 s each).
+    ``limits`` holds for each solve and count (None: 10 s each; or its fields as keywords).
     ``notify`` gets the warnings (default: Python warnings), such as a plugin that failed to load."""
+    limits = limits_of(limits, CROSS_CHECK_LIMITS, limit_keywords)
     if solvers is None or (isinstance(solvers, str) and solvers.strip() == "all"):
         say_what_failed_to_load(notify or python_warning)
     return cross_check_sizes(
         variants(solvers or "all"),
         inputs.parse_sizes(sizes) if isinstance(sizes, str) else list(sizes),
-        limits=limits_of(limits, CROSS_CHECK_LIMITS),
+        limits=limits,
         executor=executor,
     )
 
@@ -608,11 +663,13 @@ def cross_check_files(
     limits: Limits | None = None,
     executor: Executor | None = None,
     notify: Notify | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> tuple[list[InstanceCheck], dict[str, str]]:
     """Decide every instance with every solver that takes it (default: every complete one), optionally count
     it too, and judge the answers against each other and the published ones (``expected``, a CSPLib results
     file). Returns the checks and the solvers skipped (label -> why). ``limits`` holds for each solve and
-    count (None: 10 s each). ``notify`` gets the warnings."""
+    count (None: 10 s each; or its fields as keywords). ``notify`` gets the warnings."""
+    limits = limits_of(limits, CROSS_CHECK_LIMITS, limit_keywords)
     if solvers is None or (isinstance(solvers, str) and solvers.strip() == "all"):
         say_what_failed_to_load(notify or python_warning)
     chosen = variants(solvers or "all")
@@ -621,7 +678,7 @@ def cross_check_files(
     return cross_check_instances(
         chosen,
         problems_of(files),
-        limits=limits_of(limits, CROSS_CHECK_LIMITS),
+        limits=limits,
         counting=counting,
         expected=read_expected(expected) if expected else None,
         executor=executor,
@@ -643,6 +700,7 @@ def export(
     blocked: Iterable[tuple[int, int]] | str | None = None,
     limits: Limits | None = None,
     executor: Executor | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> tuple[str, str]:
     """An instance written in ``format``, as the solver that poses it to its library does: (text, solver label).
 
@@ -652,8 +710,8 @@ def export(
     solver that exports it, or ``solver`` (required where several do). The plugin writes it in a worker
     process, as every plugin call runs, under ``limits`` (None: 60 s); its answer must be text.
     """
+    limits = limits_of(limits, EXPORT_LIMITS, limit_keywords)
     problem = problem_of(n, instance, fixed, blocked)
-    limits = limits_of(limits, EXPORT_LIMITS)
     if format == "json":
         return json.dumps(instance_files.to_json(problem)) + "\n", "nqueens-plugins"
     if format == "dimacs" and solver is None:  # the host's canonical CNF, the formula certificates refute
@@ -851,6 +909,7 @@ def tune(
     out: str | Path | ResultsFile | None = None,
     notify: Notify | None = None,
     progress: Callable[[int], None] | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> Tuning:
     """Tune ``solver``'s options by iterated racing (irace's scheme, ``results/tuning.py``) and test the best
     configuration against the solver's defaults on held-out runs.
@@ -861,7 +920,8 @@ def tune(
     summed over runs (``"600s"``, ``"10m"``). ``goal``: ``par10`` (decided first, then PAR-10 seconds),
     ``ert`` (decided first, then seconds) or ``ert-iterations`` (decided first, then iterations: the one
     a machine's speed does not move). ``test_runs`` held-out blocks each for the best and the defaults
-    (0: none). ``limits`` hold each run's time limit and the seed the race draws from (None: 10 s, seed 0).
+    (0: none). ``limits`` hold each run's time limit and the seed the race draws from (None: 10 s, seed 0;
+    or its fields as keywords).
     Every run is made as ``compare`` makes it and appended to ``out`` as it ends;
     ``ResultsFile(path, resume=True)`` resumes a tune. ``progress(runs)`` hears the runs made so far.
     Needs scipy (the ``report`` extra) for the Friedman test."""
@@ -871,12 +931,12 @@ def tune(
     from nqueens_plugins.workflows.tune import TuneSetup, split_boards
     from nqueens_plugins.workflows.tune import tune as run_tune
 
+    limits = limits_of(limits, COMPARE_LIMITS, limit_keywords)
     require_scipy("tuning (the Friedman test)")
     chosen = variant(solver)
     if chosen.given:
         raise BadInput(f"name the solver without options ({chosen.name}); options to hold fixed go in the space")
     parsed = parse_space(space_text(space), chosen.name, chosen.solver.options)
-    limits = limits_of(limits, COMPARE_LIMITS)
     runs, seconds = inputs.parse_budget(budget)
     test_runs = whole_number(test_runs, "test_runs", minimum=0)
     problems = boards_of(boards)

@@ -54,6 +54,7 @@ import pluggy
 
 from nqueens_plugins import api
 from nqueens_plugins.core.errors import BadInput, PluginError
+from nqueens_plugins.core.hookspecs import CONTRACT_VERSION
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
@@ -62,6 +63,7 @@ from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.tasks import check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
+from nqueens_plugins.loading.host import package_version
 from nqueens_plugins.loading.registry import check_solver
 
 if TYPE_CHECKING:
@@ -355,7 +357,7 @@ def assert_contract(spec: str) -> dict[str, str]:
     failures = {name: verdict for name, verdict in report.items() if verdict.startswith("failed: ")}
     if failures:
         lines = "\n".join(f"  {name}: {verdict.removeprefix('failed: ')}" for name, verdict in failures.items())
-        raise AssertionError(f"{spec} breaks the nqueens solver contract:\n{lines}")
+        raise AssertionError(f"{spec} breaks the nqueens solver contract ({CONTRACT_VERSION}):\n{lines}")
     skipped = {name: verdict.removeprefix("skipped: ") for name, verdict in report.items() if verdict != "passed"}
     for name, why in skipped.items():
         warnings.warn(f"{spec}: contract check {name!r} skipped: {why}", ContractCheckSkipped, stacklevel=2)
@@ -369,6 +371,11 @@ def assert_contract(spec: str) -> dict[str, str]:
 
 CONTRACT_NODE = "nqueens-contract"
 for_pytest = pluggy.HookimplMarker("pytest")  # what pytest.hookimpl is
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Which plugin contract the checks hold solvers to, at the top of pytest's output."""
+    return f"nqueens-plugins {package_version()}, plugin contract {CONTRACT_VERSION} (nq.CONTRACT_VERSION)"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

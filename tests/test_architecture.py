@@ -127,9 +127,12 @@ def test_an_api_error_about_a_results_file_names_the_python_arguments_too(tmp_pa
         nq.compare(["min-conflicts"], [6], trials=1, out=out)
 
 
-def test_modules_from_before_the_layers_still_import_from_the_package() -> None:
-    """``from nqueens_plugins import host`` is in the plugin distributions' tests and earlier READMEs."""
-    from nqueens_plugins import host, instances
+def test_modules_from_before_the_layers_still_import_from_the_package_and_warn() -> None:
+    """``from nqueens_plugins import host`` is in earlier READMEs: it works through 0.2 and warns (it goes in 0.3)."""
+    with pytest.warns(DeprecationWarning, match=r"nqueens_plugins\.host is now nqueens_plugins\.loading\.host"):
+        from nqueens_plugins import host
+    with pytest.warns(DeprecationWarning, match="goes in 0.3.0"):
+        from nqueens_plugins import instances
     from nqueens_plugins.formats import instances as moved_instances
     from nqueens_plugins.loading import host as moved_host
 

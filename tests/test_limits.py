@@ -14,6 +14,7 @@ import pytest
 import nqueens_plugins as nq
 from nqueens_plugins import api, cli
 from nqueens_plugins.core import limits as limits_module
+from nqueens_plugins.core.limits import COMPARE_TIMEOUT
 from nqueens_plugins.formats.inputs import make_problem
 
 
@@ -58,11 +59,51 @@ def test_each_runs_seed_is_derived_as_before_from_seed_solver_instance_and_trial
 
 
 @pytest.mark.parametrize("name", ["timeout", "memory", "prepare_timeout", "max_iterations", "seed"])
-def test_a_limit_passed_as_its_old_keyword_is_refused_naming_the_new_form(name: str) -> None:
-    """solve and count take solver options as keywords: without this, ``timeout=5`` would be read as one."""
-    for call in (nq.solve, nq.count):
-        with pytest.raises(nq.BadInput, match=rf"^{name} is a limit now: limits=nq\.Limits\({name}=5\)$"):
-            call("bitboard", 8, **{name: 5})
+def test_a_limit_is_taken_as_a_keyword_as_the_field_writes_it(name: str) -> None:
+    """``nq.solve(..., timeout=5)`` as scripts written for 0.1 call it (and ``subprocess.run(timeout=)`` does):
+    the keyword is the limit, never a solver option, and the rest keep the function's defaults."""
+    value: object = {"memory": "512M", "max_iterations": 10**6}.get(name, 5)
+    result = nq.solve("bitboard", 8, **{name: value})
+    assert result.solved and getattr(result.limits, name) == nq.Limits(**{name: value}).__getattribute__(name)
+    assert result.options == {}  # not taken for an option of the solver
+    counted = nq.count("bitboard", 8, **{name: value})
+    assert counted.solutions == 92
+
+
+def test_limits_and_keywords_together_are_one_bad_input_and_a_misspelt_one_a_type_error() -> None:
+    for call in (lambda **k: nq.solve("min-conflicts", 8, **k), lambda **k: nq.compare(["min-conflicts"], [8], **k)):
+        with pytest.raises(nq.BadInput, match=r"^give the limits as keywords \(timeout=\) or as limits=nq\.Limits"):
+            call(timeout=5, limits=nq.Limits())
+    with pytest.raises(TypeError, match="'timout'"):
+        nq.compare(["min-conflicts"], [8], timout=5)
+    with pytest.raises(nq.BadInput, match="timeout must be a positive number"):
+        nq.solve("min-conflicts", 8, timeout=-1)
+
+
+def test_compare_keywords_change_only_what_they_name_and_jobs_returns() -> None:
+    records = nq.compare(["min-conflicts"], [8], trials=2, seed=3, jobs=1)
+    assert [r["seed"] for r in records] == [3, 3] and {r["timeout"] for r in records} == {COMPARE_TIMEOUT}
+    streamed = list(nq.compare_stream(["min-conflicts"], [8], timeout=4, jobs=1))
+    assert streamed[0]["timeout"] == 4.0 and streamed[0]["seed"] == 0
+    with pytest.raises(nq.BadInput, match="jobs or an executor"):
+        nq.compare(["min-conflicts"], [8], jobs=1, executor=nq.executor_for("local", jobs=1))
+    with pytest.raises(nq.BadInput, match="jobs must be at least 0"):
+        nq.compare(["min-conflicts"], [8], jobs=-1)
+
+
+def test_every_function_that_runs_solvers_takes_its_limits_as_keywords() -> None:
+    checks = nq.cross_check("bitboard,backtracking", "6", timeout=20, seed=1)
+    assert checks and all(check.agrees for check in checks)
+    race = nq.race("bitset-mrv,min-conflicts", 12, timeout=20, seed=1)
+    assert race.winner is not None and race.winner.solved
+    files, _ = nq.cross_check_files([nq.problem_of(6, fixed="0:1")], "bitboard", timeout=20)
+    assert files and files[0].verdict == "satisfiable"
+    text, _ = nq.export("json", 6, timeout=20)
+    assert json.loads(text)["n"] == 6
+    for function in (api.solve, api.count, api.compare, api.compare_stream, api.race, api.tune, api.cross_check,
+                     api.cross_check_files, api.export):  # fmt: skip
+        parameters = inspect.signature(function).parameters
+        assert "limits" in parameters and any(p.kind is p.VAR_KEYWORD for p in parameters.values()), function
 
 
 def test_a_result_and_its_record_carry_the_limits_the_run_had(tmp_path: Path) -> None:
@@ -80,14 +121,6 @@ def test_compare_takes_sizes_instance_files_and_problems_as_one_boards_argument(
     fixed = nq.problem_of(8, fixed="0:2")
     records = nq.compare(["backtracking"], [6, "8", fixed], limits=nq.Limits(timeout=10))
     assert sorted((r["n"], sorted(r["fixed"].items())) for r in records) == [(6, []), (8, []), (8, [("0", 2)])]
-
-
-def test_compare_takes_fewer_than_ten_parameters_and_no_function_takes_loose_limits() -> None:
-    assert len(inspect.signature(api.compare).parameters) < 10
-    loose = set(limits_module.LIMIT_KEYWORDS) - {"seed"}
-    for function in (api.solve, api.count, api.compare, api.compare_stream, api.cross_check, api.cross_check_files):
-        assert not loose & set(inspect.signature(function).parameters), function.__name__
-        assert "limits" in inspect.signature(function).parameters
 
 
 def test_the_commands_flag_defaults_are_the_limits_modules_constants() -> None:

@@ -16,7 +16,6 @@ import operator
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
@@ -159,14 +158,3 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()  # a single solve, count or task when none are given: no time limit, seed 0
-
-# The old keyword arguments each limit had, before limits travelled as one ``Limits``.
-LIMIT_KEYWORDS = ("timeout", "prepare_timeout", "memory", "max_iterations", "seed")
-
-
-def refuse_loose_limits(given: dict[str, Any]) -> None:
-    """BadInput naming the new form for a limit passed as its old keyword (``timeout=5``): functions that
-    take solver options as keywords would otherwise take it for one."""
-    for name in LIMIT_KEYWORDS:
-        if name in given:
-            raise BadInput(f"{name} is a limit now: limits=nq.Limits({name}={given[name]!r})")

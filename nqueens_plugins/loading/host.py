@@ -18,6 +18,9 @@ Loading order and isolation:
    built-ins register first); a name that two installed plugins claim is
    refused for both and each is reported, so that load order never decides
    which of them runs under that name.
+   A plugin module that declares a plugin contract this host cannot serve
+   (``nqueens_contract = "2.0"``: ``hookspecs.contract_refusal``) is a ``LoadError``
+   naming both versions, and is not registered.
 6. Solvers registered in this process (``nq.register``, ``session.py``) come
    last; ``register`` refused any name already taken, and one that a plugin
    installed since then claims is refused here.
@@ -104,9 +107,15 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
             continue
         try:
             plugin = entry_point.load()
-            pm.register(plugin, name=entry_point.name)
+            refusal = hookspecs.contract_refusal(getattr(plugin, hookspecs.CONTRACT_ATTRIBUTE, None), entry_point.name)
+            if refusal is None:
+                pm.register(plugin, name=entry_point.name)
         except BaseException as exc:  # noqa: BLE001 - sys.exit or KeyboardInterrupt at import is that plugin's failure too
             registry.load_errors.append(LoadError(source, describe_exception(exc)))
+            continue
+        if refusal is not None:
+            registry.load_errors.append(LoadError(source, refusal))
+            pm.set_blocked(entry_point.name)
             continue
         sources[entry_point.name] = source
 

@@ -130,14 +130,15 @@ def stream(
     out: ResultsFile | Path | None = None,
     keep_queens: bool = False,
     executor: Executor | None = None,
+    jobs: int = 0,
     planned: Callable[[int], None] | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield one record per run as it finishes, appending each to ``out`` first.
 
     With ``out.resume``, runs already in the file are not run again and are not
-    yielded. ``executor`` is a backend (default: local worker processes, one
-    per core). ``planned(count)`` hears how many runs will be made before the
+    yielded. ``executor`` is a backend (default: ``jobs`` local worker processes,
+    0: one per core). ``planned(count)`` hears how many runs will be made before the
     first starts; ``warn(text)`` hears what the reader of ``out`` should know (a
     damaged line skipped on resume). Each record's time limit is its own
     result's (``Result.timeout``).
@@ -171,7 +172,7 @@ def stream(
             if writer:
                 writer.write(record)
             yield record
-        with given_or_local(executor, 0) as backend:
+        with given_or_local(executor, jobs) as backend:
             for _, result in backend.map(tasks):
                 kept = result.to_dict(keep_queens=True if keep_queens else None)
                 record = run_record(kept, sources.get(result.name), result.timeout)
