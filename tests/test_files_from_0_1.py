@@ -29,7 +29,7 @@ def test_a_results_file_of_0_1_is_read_whole_and_reported() -> None:
     assert {record["solver"] for record in loaded.records} == {"min-conflicts", "bitset-mrv", "backtracking"}
     decided = {(row.solver, row.n): row.decided for row in nq.summary(WRITTEN / "results-0.1.jsonl").rows}
     assert decided[("bitset-mrv", 6)] == decided[("backtracking", 8)] == 2  # n = 6 and 8, twice each
-    text = nq.report(WRITTEN / "results-0.1.jsonl")
+    text = nq.report(WRITTEN / "results-0.1.jsonl", format="markdown")
     assert "min-conflicts" in text and "bitset-mrv" in text
 
 
@@ -46,7 +46,7 @@ def test_a_count_kept_by_0_1_resumes_to_the_same_total(copies: Path) -> None:
 
 
 def test_a_tune_file_of_0_1_is_replayed_by_report() -> None:
-    text = nq.report(WRITTEN / "tune-0.1.jsonl")
+    text = nq.report(WRITTEN / "tune-0.1.jsonl", format="markdown")
     assert "simulated-annealing" in text and "Best" in text
 
 
