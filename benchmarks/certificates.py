@@ -1,10 +1,11 @@
 """Certificates of no solution (issue 39): proof size and checking time against solving time.
 
     python benchmarks/certificates.py [--solvers SPECS] [--per-band K] [--asp-every K] [--limit S]
+    python benchmarks/certificates.py --service-only   # the service's steps around a check alone
 
 Every run goes the product's way (``nq.solve``: an isolated worker, the proof written
-there through ``budget.proof``, checked by the checker program in a process of its
-own), with ``Limits(certify="always")`` so that instances with a published answer are
+there through ``budget.proof``, taken by the service and checked by its checker program
+in a process of its own), with ``Limits(certify="always")`` so that instances with a published answer are
 certified too, and the certificate's record fields read back: ``seconds`` (the solver
 call, the proof's writing included), ``certificate_seconds`` (the checker's own time:
 reading the proof, rebuilding the canonical CNF, checking), ``certificate_bytes``.
@@ -77,7 +78,45 @@ def table(spec: str, name: str, rows: list[dict[str, Any]], targets: bool) -> No
         report(f"{spec} on {name}: no-solution claims not certified", len(claims) - len(certified), 0.0, "")
 
 
+def service_steps(megabytes: int = 64) -> None:
+    """What the service adds to a check since issue 50, per proof size: taking the proof from the worker's folder
+    (a copy as it is hashed) and fingerprinting the copy again after the check. Measured on a synthetic text proof
+    in a scratch folder of its own; the checker's own time is the table's ``check``."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from nqueens_plugins.execution.proof_checks import fingerprint, take
+    from nqueens_plugins.execution.tasks import Certificate, ProofHandoff
+
+    header("The service's steps around a check (issue 50): take (copy + sha256), fingerprint again")
+    line = b"-1 -2 -3 -4 -5 -6 -7 -8 0\n"
+    seen: list[int] = []
+    for size in (1 << 10, 1 << 10, 1 << 20, megabytes << 20):  # the first 1 KiB loads what the steps use
+        with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryDirectory() as into:
+            proof = Path(scratch) / "nqueens-proof-x.drat"
+            proof.write_bytes(line * (size // len(line)))
+            written = proof.stat().st_size
+            start = time.perf_counter()
+            taken = take(ProofHandoff(str(proof), written, 0, False), Path(scratch), Path(into), nq.Limits())
+            took = time.perf_counter() - start
+            assert not isinstance(taken, Certificate), taken
+            start = time.perf_counter()
+            assert fingerprint(taken.path) == taken.sha256
+            again = time.perf_counter() - start
+        if size == 1 << 10 and not seen:
+            seen.append(size)
+            continue
+        report(f"take a {written:,}-byte proof (copy + sha256)", took, None, note=f"{written / took / 1e6:,.0f} MB/s")
+        report("fingerprint it again after the check", again, None, note=f"{written / again / 1e6:,.0f} MB/s")
+
+
 def main() -> None:
+    if "--service-only" in sys.argv:
+        print(machine())
+        service_steps()
+        finish()
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--solvers", default="bitset-mrv,pysat[solver=cadical195]")
     parser.add_argument("--per-band", type=int, default=20, help="diagonal pairs per n and band (20: the 120)")
@@ -101,6 +140,7 @@ def main() -> None:
     header("Certificates: proofs written, checked, against solving")
     for (spec, name), found in rows.items():
         table(spec, name, found, targets=name == "diagonals")
+    service_steps()
     finish()
 
 
