@@ -40,6 +40,7 @@ from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
 from nqueens_plugins.results.crosscheck import Check, InstanceCheck, read_expected
 from nqueens_plugins.results.race import RaceResult
+from nqueens_plugins.results.recheck import Certificates, Recheck
 from nqueens_plugins.results.schedule import Schedule
 from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary_view import Summary
@@ -704,24 +705,38 @@ def animation(run: Result | str | Path) -> Animation:
     return Animation(trace_document(run))
 
 
-def summary(records: str | Path | Iterable[Mapping[str, Any]], baseline: str | None = None) -> Summary:
+def summary(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    baseline: str | None = None,
+    *,
+    recheck: str = "auto",
+    recheck_budget: float | None = None,
+    check_timeout: float | None = None,
+) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
     interval, Mann-Whitney U; needs scipy). ``records`` is a results file (read streaming: any size in flat
     memory) or what ``compare`` returned. A notebook shows it as tables; ``summary(...).figure()`` is the
-    ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds)
-    is in ``notes``.
+    ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds,
+    what became of the file's certificates) is in ``notes``.
+
+    A file's "certified" no-solution claims are re-checked from their kept proofs as ``nqueens report``
+    does (``recheck``: ``auto``, ``all`` or ``never``; ``recheck_budget``: the total seconds of ``auto``,
+    120 by default; ``check_timeout``: seconds per proof, 60 by default); a claim no check made now
+    confirms is the file's word, never counted as decided. Records ``compare`` returned carry the host's
+    own checks.
     """
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
 
     if baseline is not None:
         require_scipy("a baseline")
-    read = grouped(records)
+    read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout))
     if not read.groups:
         raise BadInput("no runs to summarise")
     against = baseline_rows(read.groups, baseline) if baseline is not None else []
-    return Summary(summary_rows(read.groups), baseline, against, read.warnings + read.notes, read.groups)
+    said = read.certificates.lines() if read.certificates is not None else []
+    return Summary(summary_rows(read.groups), baseline, against, read.warnings + read.notes + said, read.groups)
 
 
 REPORT_FORMATS = ("table", "markdown", "csv", "json", "html")
@@ -1009,6 +1024,8 @@ def plot(results: str | Path, output: str | Path, *, notify: Notify | None = Non
     tell = notify or python_warning
     for warning in read.warnings + read.notes:
         tell(f"warning: {warning}")
+    for line in read.certificates.lines() if read.certificates is not None else []:
+        tell(f"note: {line}")  # what the success curves count as decided rests on these
     plot_results(read.groups, target)
     return target
 
@@ -1021,22 +1038,35 @@ class Grouped:
     notes: list[str]  # what the reader should know of the runs (a file mixing seeds or versions)
     warnings: list[str]  # what the file reader skipped (a line cut short, a line that is not a record)
     headers: list[dict[str, Any]]  # the file's headers (provenance), none for records given as they are
+    certificates: Certificates | None = None  # how a file's certificates were settled (None: records given as
+    # they are, this process's own)
 
 
-def grouped(records: str | Path | Iterable[Mapping[str, Any]], boards: list[dict[str, Any]] | None = None) -> Grouped:
+def grouped(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    boards: list[dict[str, Any]] | None = None,
+    recheck: Recheck | None = None,
+) -> Grouped:
     """The runs of a results file (streamed, ``records.read_runs``) or of the records given, grouped;
-    with ``boards``, a few verified boards kept for the HTML page as they stream past."""
+    with ``boards``, a few verified boards kept for the HTML page as they stream past. A file's certificates
+    are settled as they stream past, their kept proofs re-checked as ``recheck`` says (a
+    ``results.recheck.Recheck``; None: the default, ``auto``)."""
     from nqueens_plugins.formats.records import Loaded, read_runs
     from nqueens_plugins.results.summary import group_runs
 
     loaded = Loaded()
-    runs = read_runs(Path(records), loaded) if isinstance(records, (str, Path)) else records
+    certificates = None
+    if isinstance(records, (str, Path)):
+        runs: Iterable[Mapping[str, Any]] = read_runs(Path(records), loaded)
+        certificates = Certificates(Path(records), recheck or Recheck())
+    else:
+        runs = records
     if boards is not None:
         from nqueens_plugins.views.html_report import sample_boards
 
         runs = sample_boards(runs, boards)  # type: ignore[arg-type]  # records from compare are dicts too
-    groups, notes = group_runs(runs)
-    return Grouped(groups, notes, loaded.warnings, loaded.headers)
+    groups, notes = group_runs(runs, certificates)
+    return Grouped(groups, notes, loaded.warnings, loaded.headers, certificates)
 
 
 def read_records_of(

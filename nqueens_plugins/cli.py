@@ -15,7 +15,6 @@ every command to keep it so.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import json
@@ -743,15 +742,22 @@ def compare(
         )
         watched = RunsWatched(show_output)
         runs = watched.follow(with_progress(stream, planned) if show_progress else stream)
+        made: set[tuple[Any, ...]] = set()
         if resume and out is not None:  # the table is of the file this call completed, not only of its runs
-            collections.deque(runs, maxlen=0)
+            from nqueens_plugins.formats.records import run_key
+
+            made.update(run_key(record) for record in runs)  # the host checked these as they ran
         else:
             rows = summarise(runs)  # streamed: the records are not kept
     if resume and out is not None:
         from nqueens_plugins.formats.records import read_runs
+        from nqueens_plugins.results.recheck import Certificates
 
-        rows = summarise(read_runs(Path(out)))  # streamed: any size
+        certificates = Certificates(Path(out), made_here=frozenset(made))  # the earlier runs' are the file's word
+        rows = summarise(read_runs(Path(out)), certificates=certificates)  # streamed: any size
         tell(f"note: the table covers every run in {out}; this call added {watched.runs:,}")
+        for line in certificates.lines():
+            tell(f"note: {line}")
     show(render_summary(rows, fmt))
     watched.tell()
     if watched.rejected:

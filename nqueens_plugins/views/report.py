@@ -556,7 +556,7 @@ def other_outcomes(row: SummaryRow) -> str:
         f"{count} {label}"
         for label, count in (
             ("unconfirmed no-solution", row.unconfirmed),
-            ("certificate unchecked", row.uncertified),
+            ("certificate over budget", row.certificate_over_budget),
             ("gave-up", row.gave_up),
             ("timed-out", row.timed_out),
             ("error", row.error),
