@@ -749,6 +749,9 @@ def report(
     baseline: str | None = None,
     output: str | Path | None = None,
     notify: Notify | None = None,
+    recheck: str = "auto",
+    recheck_budget: float | None = None,
+    check_timeout: float | None = None,
 ) -> Any:
     """``nqueens report``: a results file summarised (read streaming: any size in flat memory), as
     ``format``: ``markdown``, ``csv``, ``json`` and ``html`` (one self-contained page) are text, ``table``
@@ -757,12 +760,25 @@ def report(
     returned; ``html`` needs ``output``. ``notify(line)`` hears what the reader should know, ``warning:``
     (lines of the file skipped) and ``note:`` (a file mixing seeds), before anything is refused (default:
     Python warnings). A file with no runs is refused: an empty table would look like nothing went wrong.
+
+    The file's "certified" no-solution claims are the file's word until checked now: each kept proof is
+    re-checked by the host's checker (``recheck``: ``auto``, each within ``check_timeout`` seconds (60)
+    until ``recheck_budget`` seconds (120) were spent in all; ``all``, every one; ``never``, none), and only
+    a claim certified now (or settled by the verifier's facts or a published answer) counts as decided; one
+    whose proof is rejected now counts as invalid. The table, Markdown and HTML say what was re-checked
+    (CSV and JSON carry the counts per row, and ``notify`` hears the same lines).
     """
     from nqueens_plugins.formats.output_files import write_whole
     from nqueens_plugins.results.portfolio import portfolio
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
-    from nqueens_plugins.views.report import plain_text, render_baseline, render_summary, with_portfolio
+    from nqueens_plugins.views.report import (
+        plain_text,
+        render_baseline,
+        render_summary,
+        with_certificates,
+        with_portfolio,
+    )
 
     if format not in REPORT_FORMATS:
         raise BadInput(f"format is one of {', '.join(REPORT_FORMATS)}, not {format!r}")
@@ -773,6 +789,7 @@ def report(
     target = Path(output) if output is not None else None
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
+    chosen = Recheck.of(recheck, recheck_budget, check_timeout)  # refused before anything is read
     tuned = read_tune_header(Path(results)) if baseline is None else None
     if tuned is not None and format in TUNE_FORMATS:
         shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
@@ -780,9 +797,12 @@ def report(
             write_whole(target, shown_tune + "\n")
         return shown_tune
     boards: list[dict[str, Any]] | None = [] if format == "html" else None
-    read = grouped(results, boards)
+    read = grouped(results, boards, chosen)
     tell = notify or python_warning
-    for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in read.notes]:
+    said = read.certificates.lines() if read.certificates is not None else []
+    shows_said = baseline is None and format in ("table", "markdown")  # else only told
+    notes = read.notes + ([] if shows_said else said)
+    for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in notes]:
         tell(line)
     if not read.groups:
         raise BadInput(f"{str(results)!r} holds no runs to report")
@@ -798,6 +818,7 @@ def report(
     rows = summary_rows(read.groups)
     shown = render_summary(rows, format) if compared is None else render_baseline(*compared, format)
     if compared is None:
+        shown = with_certificates(shown, said, format)
         shown = with_portfolio(shown, portfolio(read.groups), format)
     if target is None:
         return shown

@@ -37,6 +37,7 @@ from nqueens_plugins.core.limits import (
     CROSS_CHECK_TIMEOUT,
     EXPORT_TIMEOUT,
     PREPARE_TIMEOUT,
+    RECHECK_BUDGET,
     Limits,
 )
 from nqueens_plugins.core.problem import Status
@@ -779,9 +780,42 @@ def compare(
     "--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?"
 )
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
-def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: str | None) -> None:
+@click.option(
+    "--recheck",
+    type=click.Choice(["auto", "all", "never"]),
+    default="auto",
+    show_default=True,
+    help="Re-check each kept proof of a 'certified' no-solution claim with the host's checker: auto, until "
+    "--recheck-budget seconds are spent; all, every one; never, none. A claim no check made now confirms is "
+    "shown as the file's word, never counted as decided.",
+)
+@click.option(
+    "--recheck-budget",
+    type=Seconds(allow_none=False),
+    default=f"{RECHECK_BUDGET:g}",
+    show_default=True,
+    help="Seconds --recheck auto may spend re-checking kept proofs in all.",
+)
+@click.option(
+    "--check-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{CHECK_TIMEOUT:g}",
+    show_default=True,
+    help="Seconds the checker may take over one kept proof.",
+)
+def report(
+    results: str,
+    fmt: str,
+    as_json: bool,
+    baseline: str | None,
+    output: str | None,
+    recheck: str,
+    recheck_budget: float | None,
+    check_timeout: float | None,
+) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory; plain or
-    kept compressed with gzip, bzip2 or xz)."""
+    kept compressed with gzip, bzip2 or xz). A 'certified' no-solution claim counts as decided only where its
+    kept proof is checked again now (--recheck)."""
     from nqueens_plugins import api
 
     fmt = json_format(fmt, as_json)
@@ -791,7 +825,16 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
         algorithms, instances = api.export_aslib(results, output, notify=tell)
         click.echo(f"wrote {output}: an ASlib scenario of {algorithms} algorithms on {instances} instances")
         return
-    shown = api.report(results, format=fmt, baseline=baseline, output=output, notify=tell)
+    shown = api.report(
+        results,
+        format=fmt,
+        baseline=baseline,
+        output=output,
+        notify=tell,
+        recheck=recheck,
+        recheck_budget=recheck_budget,
+        check_timeout=check_timeout,
+    )
     if output is None:
         show(shown)
     elif fmt == "html":

@@ -3,8 +3,8 @@
 A results file may come from anyone. A record saying ``"status": "no-solution", "certificate": "certified"``
 is shown as certified, and counted as decided, only when the report re-checks its kept proof now
 (``results/recheck.py``); otherwise it is the file's word, said as such and never scored. A kept proof the
-checker rejects now makes the claim invalid; a proof whose bytes are not the ones fingerprinted is said and
-not checked.
+checker rejects now makes the claim invalid; a proof path that is a FIFO or a device is refused in a line,
+without waiting on it; a proof whose bytes are not the ones fingerprinted is said and not checked.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -98,13 +101,10 @@ def kept(folder: Path, name: str, data: bytes) -> str:
 
 
 def report(results: Path, **options: Any) -> tuple[str, list[str]]:
-    """The summary of a file as Markdown, with its notes, and the notes."""
-    summary = nq.summary(results, **options)
-    return str(summary), summary.notes
-
-
-def summary_json(results: Path) -> Any:
-    return json.loads(json.dumps(nq.summary(results).to_dicts()))
+    """The Markdown report of a file and what it told besides."""
+    told: list[str] = []
+    text = nq.report(results, format="markdown", notify=told.append, **options)
+    return text, told
 
 
 def row_of(results: Path, **options: Any) -> Any:
@@ -127,7 +127,7 @@ def test_a_forged_certified_claim_without_its_proof_is_the_files_word_and_not_de
     assert row.decided == 0 and row.proved == 0 and row.success_rate == 0
     assert row.certified == 0 and row.certified_word == 1 and row.unconfirmed == 1
     assert row.answer == "none (certified, file's word)"
-    assert summary_json(results)[0]["certified_word"] == 1
+    assert json.loads(nq.report(results, format="json", notify=lambda _: None))[0]["certified_word"] == 1
 
 
 def test_a_files_verified_no_solution_is_its_word_too(tmp_path: Path) -> None:
@@ -219,7 +219,31 @@ def test_a_mutated_lemma_is_rejected(tmp_path: Path, proof: bytes) -> None:
     assert row_of(results).certificate_rejected == 1
 
 
-# --- (e) fingerprints and missing proofs ------------------------------------------------------------------------
+# --- (d) special files, (e) fingerprints ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to /dev/zero"])
+def test_a_proof_path_that_is_no_regular_file_is_refused_in_a_line(tmp_path: Path, kind: str) -> None:
+    special = tmp_path / "refutation.drat"
+    if kind == "fifo":
+        os.mkfifo(special)  # opened for reading in blocking mode, this would wait for a writer forever
+    else:
+        special.symlink_to("/dev/zero")  # endless
+    results = write_results(tmp_path / "runs.jsonl", [claim(NONE_EXISTS, proof=special.name, proof_sha256="a" * 64)])
+    done = subprocess.run(
+        [sys.executable, "-m", "nqueens_plugins", "report", str(results), "--format", "markdown"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a hang fails the test here rather than the suite
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    said = "FIFO (named pipe)" if kind == "fifo" else "a device"
+    (line,) = [line for line in done.stdout.splitlines() if said in line]
+    assert "certified by the file's word only, not counted as decided: the kept proof cannot be used" in line
+    assert "none (certified, file's word)" in done.stdout
 
 
 def test_a_proof_whose_sha256_differs_is_said_and_not_checked(tmp_path: Path, proof: bytes) -> None:
@@ -238,7 +262,23 @@ def test_a_missing_proof_is_said_by_name(tmp_path: Path) -> None:
     assert row_of(results).decided == 0
 
 
-# --- the host's own runs, and a property ------------------------------------------------------------------------
+# --- flags, the host's own runs, and a property ------------------------------------------------------------------------
+
+
+def test_bad_recheck_settings_are_one_line_and_exit_2(tmp_path: Path, run_cli: Any) -> None:
+    results = write_results(tmp_path / "runs.jsonl", [claim(SATISFIABLE)])
+    for flags in (["--recheck-budget", "-1"], ["--check-timeout", "nan"], ["--recheck", "sometimes"]):
+        code, _, err = run_cli("report", str(results), *flags)
+        assert code == 2 and "Traceback" not in err, (flags, err)
+    with pytest.raises(nq.BadInput, match="recheck is one of auto, all, never"):
+        nq.report(results, recheck="sometimes")
+
+
+def test_the_table_shows_the_certificates_column_only_where_a_claim_had_one(tmp_path: Path) -> None:
+    plain = write_results(tmp_path / "plain.jsonl", [claim(SATISFIABLE, certificate=None)])
+    forged = write_results(tmp_path / "forged.jsonl", [claim(SATISFIABLE)])
+    assert "| certificates |" not in report(plain)[0]
+    assert "| certificates |" in report(forged)[0] and "| 1 file's word |" in report(forged)[0]
 
 
 def test_runs_this_process_made_keep_the_hosts_check(tmp_path: Path) -> None:
