@@ -800,7 +800,7 @@ def report(
     read = grouped(results, boards, chosen)
     tell = notify or python_warning
     said = read.certificates.lines() if read.certificates is not None else []
-    shows_said = baseline is None and format in ("table", "markdown")  # else only told
+    shows_said = format == "html" or (baseline is None and format in ("table", "markdown"))  # else only told
     notes = read.notes + ([] if shows_said else said)
     for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in notes]:
         tell(line)
@@ -812,7 +812,10 @@ def report(
 
         notes = read.notes + read.warnings
         section = tune_report(Path(results), tuned, format, tell) if tuned is not None else None
-        page = render_html(Path(results).name, read.headers, read.groups, notes, boards or [], compared, section)
+        page = render_html(
+            Path(results).name, read.headers, read.groups, notes, boards or [], compared, section,
+            certificates=read.certificates, output=target,
+        )  # fmt: skip
         write_whole(target, page)  # type: ignore[arg-type]
         return page
     rows = summary_rows(read.groups)

@@ -262,6 +262,37 @@ def test_a_missing_proof_is_said_by_name(tmp_path: Path) -> None:
     assert row_of(results).decided == 0
 
 
+# --- (f) HTML ------------------------------------------------------------------------------------------------------
+
+
+def test_the_html_report_links_each_kept_proof_with_its_check(tmp_path: Path, proof: bytes) -> None:
+    site = tmp_path / "site"
+    name = kept(site, "proofs/a b.drat", proof)
+    outside = tmp_path / "elsewhere" / "other.drat"
+    kept(outside.parent, outside.name, proof)
+    results = write_results(
+        site / "runs.jsonl",
+        [
+            claim(NONE_EXISTS, proof=name, proof_sha256=sha256(proof)),
+            claim(NONE_EXISTS, trial=1, proof=str(outside), proof_sha256=sha256(b"not it")),
+        ],
+    )
+    page = nq.report(results, format="html", output=site / "report.html", notify=lambda _: None)
+    assert '<a href="proofs/a%20b.drat">proofs/a b.drat</a>' in page  # beside the page: relative
+    assert f'<a href="{outside.as_uri()}">' in page  # elsewhere: a file: URL
+    assert "certified now (re-checked from the kept proof)" in page
+    assert "sha256 differs from the record&#x27;s" in page
+
+
+def test_a_proof_name_cannot_inject_markup_into_the_page(tmp_path: Path) -> None:
+    name = 'javascript:alert(1)"><script>x</script>.drat'
+    results = write_results(tmp_path / "runs.jsonl", [claim(NONE_EXISTS, proof=name, proof_sha256="c" * 64)])
+    kept(tmp_path, name, b"0\n")
+    page = nq.report(results, format="html", output=tmp_path / "report.html", notify=lambda _: None)
+    assert "<script>x" not in page and 'href="javascript:' not in page
+    assert 'href="javascript%3Aalert%281%29%22%3E%3Cscript%3Ex%3C/script%3E.drat"' in page
+
+
 # --- flags, the host's own runs, and a property ------------------------------------------------------------------------
 
 
