@@ -303,6 +303,8 @@ def test_bad_recheck_settings_are_one_line_and_exit_2(tmp_path: Path, run_cli: A
         assert code == 2 and "Traceback" not in err, (flags, err)
     with pytest.raises(nq.BadInput, match="recheck is one of auto, all, never"):
         nq.report(results, recheck="sometimes")
+    with pytest.raises(nq.BadInput, match="the re-checking budget must be a positive number of seconds, not -1"):
+        nq.summary(results, recheck_budget=-1)
 
 
 def test_the_table_shows_the_certificates_column_only_where_a_claim_had_one(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import os
 import re
 import tempfile
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.limits import CHECK_TIMEOUT, RECHECK_BUDGET, Limits, time_limit
+from nqueens_plugins.core.limits import CHECK_TIMEOUT, RECHECK_BUDGET, Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.formats.reading import CHUNK, READ_ERRORS, open_regular, size_text, unpacked
 from nqueens_plugins.formats.records import instance_label, run_key
@@ -73,11 +74,11 @@ class Recheck:
     def __post_init__(self) -> None:
         if self.mode not in RECHECK_MODES:
             raise BadInput(f"recheck is one of {', '.join(RECHECK_MODES)}, not {self.mode!r}")
-        for name in ("budget", "check_timeout"):
+        for name in ("budget", "check_timeout"):  # limits that cannot be lifted: None is no number of seconds
             value = getattr(self, name)
-            if value is None:
-                raise BadInput(f"the re-checking {name} must be a positive number of seconds, not None")
-            object.__setattr__(self, name, time_limit(value, f"the re-checking {name}"))
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+                raise BadInput(f"the re-checking {name} must be a positive number of seconds, not {value!r}")
+            object.__setattr__(self, name, float(value))
 
     @classmethod
     def of(cls, mode: str = "auto", budget: float | None = None, check_timeout: float | None = None) -> Recheck:
