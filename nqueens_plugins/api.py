@@ -41,6 +41,7 @@ from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
 from nqueens_plugins.results.crosscheck import Check, InstanceCheck, read_expected
 from nqueens_plugins.results.race import RaceResult
+from nqueens_plugins.results.recheck import Certificates, Recheck
 from nqueens_plugins.results.schedule import Schedule
 from nqueens_plugins.views.animate import Animation
 from nqueens_plugins.views.summary_view import Summary
@@ -762,24 +763,38 @@ def animation(run: Result | str | Path) -> Animation:
     return Animation(trace_document(run))
 
 
-def summary(records: str | Path | Iterable[Mapping[str, Any]], baseline: str | None = None) -> Summary:
+def summary(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    baseline: str | None = None,
+    *,
+    recheck: str = "auto",
+    recheck_budget: float | None = None,
+    check_timeout: float | None = None,
+) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
     interval, Mann-Whitney U; needs scipy). ``records`` is a results file (read streaming: any size in flat
     memory) or what ``compare`` returned. A notebook shows it as tables; ``summary(...).figure()`` is the
-    ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds)
-    is in ``notes``.
+    ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds,
+    what became of the file's certificates) is in ``notes``.
+
+    A file's "certified" no-solution claims are re-checked from their kept proofs as ``nqueens report``
+    does (``recheck``: ``auto``, ``all`` or ``never``; ``recheck_budget``: the total seconds of ``auto``,
+    120 by default; ``check_timeout``: seconds per proof, 60 by default); a claim no check made now
+    confirms is the file's word, never counted as decided. Records ``compare`` returned carry the host's
+    own checks.
     """
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
 
     if baseline is not None:
         require_scipy("a baseline")
-    read = grouped(records)
+    read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout))
     if not read.groups:
         raise BadInput("no runs to summarise")
     against = baseline_rows(read.groups, baseline) if baseline is not None else []
-    return Summary(summary_rows(read.groups), baseline, against, read.warnings + read.notes, read.groups)
+    said = read.certificates.lines() if read.certificates is not None else []
+    return Summary(summary_rows(read.groups), baseline, against, read.warnings + read.notes + said, read.groups)
 
 
 REPORT_FORMATS = ("table", "markdown", "csv", "json", "html")
@@ -792,6 +807,9 @@ def report(
     baseline: str | None = None,
     output: str | Path | None = None,
     notify: Notify | None = None,
+    recheck: str = "auto",
+    recheck_budget: float | None = None,
+    check_timeout: float | None = None,
 ) -> Any:
     """``nqueens report``: a results file summarised (read streaming: any size in flat memory), as
     ``format``: ``markdown``, ``csv``, ``json`` and ``html`` (one self-contained page) are text, ``table``
@@ -800,12 +818,25 @@ def report(
     returned; ``html`` needs ``output``. ``notify(line)`` hears what the reader should know, ``warning:``
     (lines of the file skipped) and ``note:`` (a file mixing seeds), before anything is refused (default:
     Python warnings). A file with no runs is refused: an empty table would look like nothing went wrong.
+
+    The file's "certified" no-solution claims are the file's word until checked now: each kept proof is
+    re-checked by the host's checker (``recheck``: ``auto``, each within ``check_timeout`` seconds (60)
+    until ``recheck_budget`` seconds (120) were spent in all; ``all``, every one; ``never``, none), and only
+    a claim certified now (or settled by the verifier's facts or a published answer) counts as decided; one
+    whose proof is rejected now counts as invalid. The table, Markdown and HTML say what was re-checked
+    (CSV and JSON carry the counts per row, and ``notify`` hears the same lines).
     """
     from nqueens_plugins.formats.output_files import write_whole
     from nqueens_plugins.results.portfolio import portfolio
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
-    from nqueens_plugins.views.report import plain_text, render_baseline, render_summary, with_portfolio
+    from nqueens_plugins.views.report import (
+        plain_text,
+        render_baseline,
+        render_summary,
+        with_certificates,
+        with_portfolio,
+    )
 
     if format not in REPORT_FORMATS:
         raise BadInput(f"format is one of {', '.join(REPORT_FORMATS)}, not {format!r}")
@@ -816,6 +847,7 @@ def report(
     target = Path(output) if output is not None else None
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
+    chosen = Recheck.of(recheck, recheck_budget, check_timeout)  # refused before anything is read
     tuned = read_tune_header(Path(results)) if baseline is None else None
     if tuned is not None and format in TUNE_FORMATS:
         shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
@@ -823,9 +855,12 @@ def report(
             write_whole(target, shown_tune + "\n")
         return shown_tune
     boards: list[dict[str, Any]] | None = [] if format == "html" else None
-    read = grouped(results, boards)
+    read = grouped(results, boards, chosen)
     tell = notify or python_warning
-    for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in read.notes]:
+    said = read.certificates.lines() if read.certificates is not None else []
+    shows_said = format == "html" or (baseline is None and format in ("table", "markdown"))  # else only told
+    notes = read.notes + ([] if shows_said else said)
+    for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in notes]:
         tell(line)
     if not read.groups:
         raise BadInput(f"{str(results)!r} holds no runs to report")
@@ -835,12 +870,16 @@ def report(
 
         notes = read.notes + read.warnings
         section = tune_report(Path(results), tuned, format, tell) if tuned is not None else None
-        page = render_html(Path(results).name, read.headers, read.groups, notes, boards or [], compared, section)
+        page = render_html(
+            Path(results).name, read.headers, read.groups, notes, boards or [], compared, section,
+            certificates=read.certificates, output=target,
+        )  # fmt: skip
         write_whole(target, page)  # type: ignore[arg-type]
         return page
     rows = summary_rows(read.groups)
     shown = render_summary(rows, format) if compared is None else render_baseline(*compared, format)
     if compared is None:
+        shown = with_certificates(shown, said, format)
         shown = with_portfolio(shown, portfolio(read.groups), format)
     if target is None:
         return shown
@@ -1069,6 +1108,8 @@ def plot(results: str | Path, output: str | Path, *, notify: Notify | None = Non
     tell = notify or python_warning
     for warning in read.warnings + read.notes:
         tell(f"warning: {warning}")
+    for line in read.certificates.lines() if read.certificates is not None else []:
+        tell(f"note: {line}")  # what the success curves count as decided rests on these
     plot_results(read.groups, target)
     return target
 
@@ -1081,22 +1122,35 @@ class Grouped:
     notes: list[str]  # what the reader should know of the runs (a file mixing seeds or versions)
     warnings: list[str]  # what the file reader skipped (a line cut short, a line that is not a record)
     headers: list[dict[str, Any]]  # the file's headers (provenance), none for records given as they are
+    certificates: Certificates | None = None  # how a file's certificates were settled (None: records given as
+    # they are, this process's own)
 
 
-def grouped(records: str | Path | Iterable[Mapping[str, Any]], boards: list[dict[str, Any]] | None = None) -> Grouped:
+def grouped(
+    records: str | Path | Iterable[Mapping[str, Any]],
+    boards: list[dict[str, Any]] | None = None,
+    recheck: Recheck | None = None,
+) -> Grouped:
     """The runs of a results file (streamed, ``records.read_runs``) or of the records given, grouped;
-    with ``boards``, a few verified boards kept for the HTML page as they stream past."""
+    with ``boards``, a few verified boards kept for the HTML page as they stream past. A file's certificates
+    are settled as they stream past, their kept proofs re-checked as ``recheck`` says (a
+    ``results.recheck.Recheck``; None: the default, ``auto``)."""
     from nqueens_plugins.formats.records import Loaded, read_runs
     from nqueens_plugins.results.summary import group_runs
 
     loaded = Loaded()
-    runs = read_runs(Path(records), loaded) if isinstance(records, (str, Path)) else records
+    certificates = None
+    if isinstance(records, (str, Path)):
+        runs: Iterable[Mapping[str, Any]] = read_runs(Path(records), loaded)
+        certificates = Certificates(Path(records), recheck or Recheck())
+    else:
+        runs = records
     if boards is not None:
         from nqueens_plugins.views.html_report import sample_boards
 
         runs = sample_boards(runs, boards)  # type: ignore[arg-type]  # records from compare are dicts too
-    groups, notes = group_runs(runs)
-    return Grouped(groups, notes, loaded.warnings, loaded.headers)
+    groups, notes = group_runs(runs, certificates)
+    return Grouped(groups, notes, loaded.warnings, loaded.headers, certificates)
 
 
 def read_records_of(

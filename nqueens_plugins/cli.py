@@ -15,7 +15,6 @@ every command to keep it so.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import functools
 import json
@@ -38,6 +37,7 @@ from nqueens_plugins.core.limits import (
     CROSS_CHECK_TIMEOUT,
     EXPORT_TIMEOUT,
     PREPARE_TIMEOUT,
+    RECHECK_BUDGET,
     Limits,
 )
 from nqueens_plugins.core.problem import Status
@@ -759,15 +759,22 @@ def compare(
         )
         watched = RunsWatched(show_output)
         runs = watched.follow(with_progress(stream, planned) if show_progress else stream)
+        made: set[tuple[Any, ...]] = set()
         if resume and out is not None:  # the table is of the file this call completed, not only of its runs
-            collections.deque(runs, maxlen=0)
+            from nqueens_plugins.formats.records import run_key
+
+            made.update(run_key(record) for record in runs)  # the host checked these as they ran
         else:
             rows = summarise(runs)  # streamed: the records are not kept
     if resume and out is not None:
         from nqueens_plugins.formats.records import read_runs
+        from nqueens_plugins.results.recheck import Certificates
 
-        rows = summarise(read_runs(Path(out)))  # streamed: any size
+        certificates = Certificates(Path(out), made_here=frozenset(made))  # the earlier runs' are the file's word
+        rows = summarise(read_runs(Path(out)), certificates=certificates)  # streamed: any size
         tell(f"note: the table covers every run in {out}; this call added {watched.runs:,}")
+        for line in certificates.lines():
+            tell(f"note: {line}")
     show(render_summary(rows, fmt))
     watched.tell()
     if watched.rejected:
@@ -789,9 +796,42 @@ def compare(
     "--baseline", default=None, help="A variant in the file: is each other one faster or slower than it, per n?"
 )
 @click.option("-o", "--output", default=None, help="Write here instead of the terminal (html: required).")
-def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: str | None) -> None:
+@click.option(
+    "--recheck",
+    type=click.Choice(["auto", "all", "never"]),
+    default="auto",
+    show_default=True,
+    help="Re-check each kept proof of a 'certified' no-solution claim with the host's checker: auto, until "
+    "--recheck-budget seconds are spent; all, every one; never, none. A claim no check made now confirms is "
+    "shown as the file's word, never counted as decided.",
+)
+@click.option(
+    "--recheck-budget",
+    type=Seconds(allow_none=False),
+    default=f"{RECHECK_BUDGET:g}",
+    show_default=True,
+    help="Seconds --recheck auto may spend re-checking kept proofs in all.",
+)
+@click.option(
+    "--check-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{CHECK_TIMEOUT:g}",
+    show_default=True,
+    help="Seconds the checker may take over one kept proof.",
+)
+def report(
+    results: str,
+    fmt: str,
+    as_json: bool,
+    baseline: str | None,
+    output: str | None,
+    recheck: str,
+    recheck_budget: float | None,
+    check_timeout: float | None,
+) -> None:
     """Summarise a results file written by compare --out (streamed: any size in flat memory; plain or
-    kept compressed with gzip, bzip2 or xz)."""
+    kept compressed with gzip, bzip2 or xz). A 'certified' no-solution claim counts as decided only where its
+    kept proof is checked again now (--recheck)."""
     from nqueens_plugins import api
 
     fmt = json_format(fmt, as_json)
@@ -801,7 +841,16 @@ def report(results: str, fmt: str, as_json: bool, baseline: str | None, output: 
         algorithms, instances = api.export_aslib(results, output, notify=tell)
         click.echo(f"wrote {output}: an ASlib scenario of {algorithms} algorithms on {instances} instances")
         return
-    shown = api.report(results, format=fmt, baseline=baseline, output=output, notify=tell)
+    shown = api.report(
+        results,
+        format=fmt,
+        baseline=baseline,
+        output=output,
+        notify=tell,
+        recheck=recheck,
+        recheck_budget=recheck_budget,
+        check_timeout=check_timeout,
+    )
     if output is None:
         show(shown)
     elif fmt == "html":

@@ -30,6 +30,7 @@ CERTIFY_CHOICES = ("auto", "always", "never")  # Limits.certify: when a no-solut
 CERTIFICATE_SIZE = 1 << 30  # bytes a certificate may take on disk before the log stops (over budget)
 CHECK_TIMEOUT = 60.0  # seconds the checker may take over one certificate
 CHECK_MEMORY = 4 << 30  # bytes of data the checker's process may allocate
+RECHECK_BUDGET = 120.0  # seconds a report may spend re-checking kept proofs in all (nqueens report --recheck auto)
 MIN_MEMORY = 1 << 20  # a memory limit below 1 MiB would fail the worker's own first allocation
 
 MEMORY_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,

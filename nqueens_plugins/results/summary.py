@@ -15,6 +15,14 @@ complete solvers in the file that both claim no solution while no board was
 found. A no-solution claim that nothing confirms is shown as unconfirmed, not
 scored; one against a known solution counts as invalid. An incomplete solver on
 an instance known to have no solution cannot succeed there, and the row says so.
+
+A no-solution claim read from a file is confirmed only by what the report can
+vouch for now: the verifier's facts, a published answer, or its certificate
+re-checked from the kept proof (``recheck.py``); the file's ``verified`` and its
+"certified" are its word, shown as such ("none (certified, file's word)") and
+never scored, and a kept proof the checker rejects now makes the claim invalid.
+Records this process made (what ``compare`` returns) carry the host's own
+verdicts, checked as they were made.
 """
 
 from __future__ import annotations
@@ -30,9 +38,21 @@ from typing import Any
 import numpy as np
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import matching_spec
+from nqueens_plugins.core.verify import instance_contradiction
 from nqueens_plugins.formats.published import published_answer
 from nqueens_plugins.formats.records import instance_label
+from nqueens_plugins.results.recheck import (
+    CERTIFIED,
+    FILES_WORD,
+    OVER_BUDGET,
+    REJECTED,
+    UNCHECKED,
+    Certificates,
+    Fate,
+    host_fate,
+)
 from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par, wilson_interval
 
 
@@ -74,8 +94,15 @@ class SummaryRow:
     # quantile on them is more than the limit), "gave-up" (each stopped on its own before it); else
     # "mixed"; None when every run decided.
     undecided_end: str | None = None
-    certified: int = 0  # of ``proved``: the claims confirmed by a certificate the host checked
-    uncertified: int = 0  # no-solution claims whose certificate went over budget or could not be checked
+    # What became of the no-solution claims' certificates (``recheck.py``), one count per fate:
+    certified: int = 0  # checked now and refuting the instance: re-checked from the kept proof (or, for runs made
+    # in this process, by the host as they ran): part of ``proved``
+    certified_word: int = 0  # "certified" by the file's word alone (no proof checked now): never counted as decided
+    certificate_rejected: int = 0  # the proof is wrong (re-checked now, or rejected when the run was made): invalid
+    certificate_over_budget: int = 0  # its check could not finish within its limits
+    certificate_unchecked: int = 0  # no certificate, or the checker failed
+    certificates: int = 0  # no-solution claims that came with a certificate (the table shows the column then)
+    rechecked: int = 0  # certificates this report re-checked from their kept proofs (whatever the checker said)
     # The textbooks' step count (a solver's ``steps`` counter: queens moved by the search itself, a restart's
     # new board apart), averaged as AIMA's 8-queens table does: over the runs that solved, and over those
     # that got stuck (gave up or timed out). None where no such run reported steps.
@@ -90,7 +117,9 @@ def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
     return (solver, n, parts)
 
 
-SOLVED, PROVED, CLAIMED = 1, 2, 3  # a run's answer (Group.answers): a verified board, a confirmed or a bare no-solution
+# A run's answer (Group.answers): a verified board; a no-solution claim confirmed now, bare, or "certified" by the
+# file's word alone (a bare claim that says more: it is shown apart, and no more scored than a bare one).
+SOLVED, PROVED, CLAIMED, WORD = 1, 2, 3, 4
 
 
 @dataclass
@@ -102,7 +131,7 @@ class Group:
     iterations: array[float] = field(default_factory=lambda: array("d"))
     moves: array[float] = field(default_factory=lambda: array("d"))
     steps: array[float] = field(default_factory=lambda: array("d"))  # counters.steps, NaN where not reported
-    answers: array[int] = field(default_factory=lambda: array("b"))  # SOLVED, PROVED, CLAIMED, or 0 (no answer)
+    answers: array[int] = field(default_factory=lambda: array("b"))  # SOLVED, PROVED, CLAIMED, WORD, or 0 (none)
     counted: array[int] = field(default_factory=lambda: array("b"))  # not error or invalid: its counters mean something
     statuses: Counter[str] = field(default_factory=Counter)
     limits: set[float | None] = field(default_factory=set)
@@ -110,13 +139,19 @@ class Group:
     source: str | None = None  # the instance's file (for its published answer)
     incomplete: bool = False  # its records say the solver is not complete (older records do not say)
     satisfiable: bool | None = None  # what is known of the instance, once settled (``settle``)
-    certified: int = 0  # no-solution claims whose certificate the host's checker accepted (part of PROVED)
-    uncertified: int = 0  # certificates that could not be checked (over budget, checker failed): said, not scored
-    settled_by_certificate: bool = False  # the instance's "has none" rests on a checked certificate (``settle``)
+    fates: Counter[str] = field(default_factory=Counter)  # no-solution claims by their certificate's fate (recheck)
+    certificates: int = 0  # claims that came with a certificate
+    rechecked: int = 0  # certificates this report re-checked from their kept proofs
+    rejected_claims: int = 0  # no-solution claims whose proof the checker rejected now: invalid
+    settled_by_certificate: bool = False  # the instance's "has none" rests on a certificate checked now (``settle``)
+    word_claimed: bool = False  # nothing settles the instance, but some claim is "certified" by the file's word
+    on_its_face: bool | None = None  # the verifier's facts say the instance has no solution (``impossible``)
     refused: str | None = None  # why the solver refused the board before any run (a refusal record)
     board: tuple[int, Any, Any] | None = None  # n, fixed and blocked of its first run: a selector's features
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: Mapping[str, Any], fate: Fate | None = None) -> None:
+        """Count one run. ``fate``: what became of its certificate, settled by the report (``recheck.py``) for a
+        record read from a file; None for a record this process made, whose verdict is the host's own."""
         if record["status"] == "refused":  # a fact of the comparison, not a run
             self.refused = str(record.get("reason") or "refused")
             self.source = self.source or record.get("source")
@@ -133,17 +168,51 @@ class Group:
         if status == "solved" and verified is True:
             self.answers.append(SOLVED)
         elif status == "no-solution":
-            self.answers.append(PROVED if verified is True else CLAIMED)
-            certificate = record.get("certificate")
-            self.certified += verified is True and certificate == "certified"
-            self.uncertified += certificate in ("over-budget", "unchecked")
+            self.answers.append(self.claim(record, fate))
         else:
             self.answers.append(0)
+            if status == "invalid":
+                self.tally(fate if fate is not None else host_fate(record))
         self.counted.append(status not in ("error", "invalid"))
         self.statuses[str(status)] += 1
         self.incomplete = self.incomplete or record.get("complete") is False
         limit = record.get("timeout")
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
+
+    def claim(self, record: Mapping[str, Any], fate: Fate | None) -> int:
+        """A no-solution claim's answer: the host's verdict for a record made here; for one read from a file,
+        what the report vouches for now (a certificate checked now, the verifier's facts), else the file's word."""
+        if fate is None:
+            self.tally(host_fate(record))
+            return PROVED if record.get("verified") is True else CLAIMED
+        self.tally(fate)
+        if fate.status == REJECTED:
+            self.rejected_claims += 1
+            return 0
+        if fate.status == CERTIFIED or self.impossible():
+            return PROVED
+        return WORD if fate.status == FILES_WORD else CLAIMED
+
+    def tally(self, fate: Fate | None) -> None:
+        if fate is not None:
+            self.fates[fate.status] += 1
+            self.certificates += fate.with_certificate
+            self.rechecked += fate.rechecked
+
+    def impossible(self) -> bool:
+        """Whether the verifier's own facts say this group's instance has no solution: a plain board of 2 or 3,
+        or an instance impossible on its face (fixed queens attacking each other or blocked, a line all blocked)."""
+        if self.on_its_face is None:
+            n, fixed, blocked = self.board or (0, {}, [])
+            problem = Problem(n, {int(c): int(r) for c, r in fixed.items()}, frozenset(map(tuple, blocked)))
+            plain = not problem.fixed and not problem.blocked
+            self.on_its_face = n in (2, 3) if plain else instance_contradiction(problem) is not None
+        return self.on_its_face
+
+    @property
+    def certified(self) -> int:
+        """No-solution claims whose certificate was checked now (or by the host, for runs made here) and holds."""
+        return self.fates[CERTIFIED]
 
     def extend(self, other: Group) -> None:
         for name in ("seconds", "iterations", "moves", "steps", "answers", "counted"):
@@ -155,8 +224,10 @@ class Group:
         self.board = self.board or other.board
         self.incomplete = self.incomplete or other.incomplete
         self.refused = self.refused or other.refused
-        self.certified += other.certified
-        self.uncertified += other.uncertified
+        self.fates.update(other.fates)
+        self.certificates += other.certificates
+        self.rechecked += other.rechecked
+        self.rejected_claims += other.rejected_claims
 
     def count(self, answer: int) -> int:
         return self.answers.count(answer)
@@ -165,13 +236,13 @@ class Group:
     def decided(self) -> np.ndarray:
         """Which runs decided the instance: a verified board, or a no-solution claim that agrees with what is known."""
         answers = np.frombuffer(self.answers, dtype=np.int8)
-        confirmed = (answers == CLAIMED) & (self.satisfiable is False)
+        confirmed = ((answers == CLAIMED) | (answers == WORD)) & (self.satisfiable is False)
         return (answers == SOLVED) | ((answers == PROVED) & (self.satisfiable is not True)) | confirmed
 
     @property
     def refuted(self) -> int:
         """No-solution claims against a known solution (they count as invalid)."""
-        return self.count(CLAIMED) + self.count(PROVED) if self.satisfiable is True else 0
+        return self.count(CLAIMED) + self.count(PROVED) + self.count(WORD) if self.satisfiable is True else 0
 
     @property
     def cannot_decide(self) -> bool:
@@ -194,9 +265,11 @@ def settle(groups: Mapping[GroupKey, Group]) -> None:
         by_certificate = answer is False and any(group.certified for _, group in members)
         if by_certificate and instance:  # unless a published answer or a fact settled it first
             by_certificate = published_answer(next((g.source for _, g in members if g.source), None), n) is None
+        word = answer is None and any(group.count(WORD) for _, group in members)
         for _, group in members:
             group.satisfiable = answer
             group.settled_by_certificate = by_certificate
+            group.word_claimed = word
 
 
 def known_answer(n: int, instance: str, members: list[tuple[str, Group]]) -> bool | None:
@@ -209,7 +282,7 @@ def known_answer(n: int, instance: str, members: list[tuple[str, Group]]) -> boo
         return published
     if any(group.count(PROVED) for _, group in members):
         return False  # the verifier confirmed a claim (an instance impossible on its face)
-    claimants = {solver.partition("[")[0] for solver, group in members if group.count(CLAIMED)}
+    claimants = {solver.partition("[")[0] for solver, group in members if group.count(CLAIMED) or group.count(WORD)}
     return False if len(claimants) >= 2 else None  # two different complete solvers agree
 
 
@@ -230,8 +303,13 @@ def family_parameter(record: Mapping[str, Any]) -> tuple[str, int] | None:
 GroupKey = tuple[str, int, str, Any, Any]  # solver, n, instance, seed, version
 
 
-def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Group], list[str]]:
-    """Runs grouped by variant and board; split by seed and version too where the file mixes them (said)."""
+def group_runs(
+    records: Iterable[Mapping[str, Any]], certificates: Certificates | None = None
+) -> tuple[dict[GroupKey, Group], list[str]]:
+    """Runs grouped by variant and board; split by seed and version too where the file mixes them (said).
+
+    ``certificates`` settles the certificates of records read from a file (``recheck.Certificates``); without
+    it the records are this process's own (what ``compare`` returned) and their verdicts the host's."""
     groups: dict[GroupKey, Group] = defaultdict(Group)
     seeds: set[Any] = set()
     versions: dict[str, set[Any]] = defaultdict(set)
@@ -239,7 +317,8 @@ def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Gro
         seed, version = record.get("seed"), record.get("version")
         seeds.add(seed)
         versions[str(record["solver"])].add(version)
-        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)].add(record)
+        fate = certificates.settle(record) if certificates is not None else None
+        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)].add(record, fate)
     notes = []
     mixed_seeds = len(seeds) > 1
     mixed_versions = sorted(solver for solver, found in versions.items() if len(found) > 1)
@@ -262,12 +341,15 @@ def group_runs(records: Iterable[Mapping[str, Any]]) -> tuple[dict[GroupKey, Gro
     return merged, notes
 
 
-def summarise(records: Iterable[Mapping[str, Any]], notes: list[str] | None = None) -> list[SummaryRow]:
+def summarise(
+    records: Iterable[Mapping[str, Any]], notes: list[str] | None = None, certificates: Certificates | None = None
+) -> list[SummaryRow]:
     """One row per solver variant and board (n, or instance), streaming: records are not kept.
 
-    ``notes`` receives what the reader should know (a file mixing seeds or versions).
+    ``notes`` receives what the reader should know (a file mixing seeds or versions); ``certificates``
+    settles the certificates of records read from a file (``group_runs``).
     """
-    groups, found_notes = group_runs(records)
+    groups, found_notes = group_runs(records, certificates)
     if notes is not None:
         notes.extend(found_notes)
     return summary_rows(groups)
@@ -286,6 +368,7 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
         low, high = wilson_interval(decided, len(runs))
         counted = np.asarray(group.counted, dtype=bool)
         quartiles = [censored_quantile(runs, q) for q in (0.25, 0.5, 0.75)]
+        claims = group.statuses["no-solution"] - group.refuted - group.rejected_claims  # neither refuted nor rejected
         rows.append(
             SummaryRow(
                 solver=solver,
@@ -306,17 +389,22 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 par10_seconds=par(runs),
                 mean_iterations=float(np.mean(runs.iterations[counted])) if counted.any() else None,
                 mean_moves=float(np.mean(np.asarray(group.moves)[counted])) if counted.any() else None,
-                no_solution=group.statuses["no-solution"] - group.refuted,
-                proved=int(runs.succeeded.sum()) - group.count(SOLVED),
-                unconfirmed=group.statuses["no-solution"] - group.refuted - (decided - group.count(SOLVED)),
+                no_solution=claims,
+                proved=decided - group.count(SOLVED),
+                unconfirmed=claims - (decided - group.count(SOLVED)),
                 gave_up=group.statuses["gave-up"],
                 timed_out=group.statuses["timed-out"],
                 error=group.statuses["error"],
-                invalid=group.statuses["invalid"] + group.refuted,
+                invalid=group.statuses["invalid"] + group.refuted + group.rejected_claims,
                 answer=answer_label(group),
                 cannot_decide=group.cannot_decide,
-                certified=group.certified,
-                uncertified=group.uncertified,
+                certified=group.fates[CERTIFIED],
+                certified_word=group.fates[FILES_WORD],
+                certificate_rejected=group.fates[REJECTED],
+                certificate_over_budget=group.fates[OVER_BUDGET],
+                certificate_unchecked=group.fates[UNCHECKED],
+                certificates=group.certificates,
+                rechecked=group.rechecked,
                 steps_solved=mean_steps(group, runs.succeeded),
                 steps_stuck=mean_steps(group, ~runs.succeeded & counted),
                 seed=seed,
@@ -346,6 +434,8 @@ def answer_label(group: Group) -> str:
     """What is known of the group's instance, as the "known" column shows it."""
     if group.satisfiable is False and group.settled_by_certificate:
         return "none (certified)"
+    if group.satisfiable is None and group.word_claimed:
+        return "none (certified, file's word)"  # what the file says, qualified: nothing here confirms it
     return {True: "has solutions", False: "has none", None: "unknown"}[group.satisfiable]
 
 

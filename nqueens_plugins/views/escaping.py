@@ -13,17 +13,25 @@ abused, so each has its own escape:
   return is a formula to a spreadsheet (``=HYPERLINK(...)``): it is quoted
   with a leading ``'``, as OWASP advises;
 * JSON: ``NaN`` and ``Infinity`` are not JSON (Python writes them by default),
-  so a non-finite number is written as ``null``.
+  so a non-finite number is written as ``null``;
+* a link in an HTML page to a local file named in a results file (a kept proof):
+  a name such as ``javascript:...`` would be a script, a quote would end the
+  attribute. The link is a relative path, percent-encoded (so no ``:`` can make
+  it a scheme), or a ``file:`` URL, then escaped for the attribute.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import os
 import re
+import urllib.parse
+from pathlib import Path
 from typing import Any
 
-__all__ = ["for_csv", "for_markdown", "for_terminal", "strict_json"]
+__all__ = ["for_csv", "for_href", "for_markdown", "for_terminal", "strict_json"]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -58,6 +66,19 @@ def for_csv(value: Any) -> Any:
     if NUMBER.fullmatch(value):
         return value
     return "'" + value
+
+
+def for_href(target: str | os.PathLike[str], page_folder: str | os.PathLike[str]) -> str:
+    """A link to a local file, as the value of an HTML ``href``: relative to the page's folder when the file is
+    there or below (the page and the file can move together), else a ``file:`` URL of its absolute path; either
+    way percent-encoded, so the link names that file and nothing else, and escaped for a quoted attribute."""
+    path = Path(os.path.abspath(target))
+    folder = Path(os.path.abspath(page_folder))
+    if path.is_relative_to(folder) and path != folder:
+        url = urllib.parse.quote(path.relative_to(folder).as_posix(), safe="/")
+    else:
+        url = path.as_uri()
+    return html.escape(url, quote=True)
 
 
 def strict_json(value: Any, **settings: Any) -> str:

@@ -4,9 +4,10 @@ Everything is inline (the figure as SVG, the boards as SVG, the style in a
 ``<style>`` element): no network, no script, so the file can be mailed,
 archived or opened offline and shows the same thing in ten years. It holds the
 provenance of the runs (the headers: versions, machine, seed, command), the
-summary table, the comparison against a baseline if one is asked for, the
-figures of ``plot.py``, a few verified boards, and the definitions of the
-statistics.
+summary table, what became of the file's certificates (each kept proof linked,
+with what its check now found), the comparison against a baseline if one is
+asked for, the figures of ``plot.py``, a few verified boards, and the
+definitions of the statistics.
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.formats.drawing import board_svg
 from nqueens_plugins.results.portfolio import portfolio
+from nqueens_plugins.results.recheck import CERTIFIED, FILES_WORD, REJECTED, Certificates, Fate
 from nqueens_plugins.results.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
+from nqueens_plugins.views.escaping import for_href
 from nqueens_plugins.views.report import (
     PORTFOLIO_HEADERS,
     baseline_cells,
@@ -76,8 +80,13 @@ def render_html(
     boards: Sequence[Mapping[str, Any]],
     baseline: tuple[str, list[BaselineRow]] | None = None,
     tune: str | None = None,
+    *,
+    certificates: Certificates | None = None,
+    output: Path | None = None,
 ) -> str:
-    """The page. ``tune``: the section of a file a tune wrote (``tune_view.tune_html``), shown first."""
+    """The page. ``tune``: the section of a file a tune wrote (``tune_view.tune_html``), shown first;
+    ``certificates``: how the file's certificates were settled; ``output``: where the page is written (a kept
+    proof beside or below it is linked by a relative path, any other by a ``file:`` URL)."""
     rows = summary_rows(groups)
     parts = [
         "<!DOCTYPE html>",
@@ -87,7 +96,8 @@ def render_html(
         f"<h1>nqueens report: {escape(name)}</h1>",
         (
             f"<p>{sum(row.runs for row in rows):,} runs of {len({row.solver for row in rows})} variants; every solved "
-            "board was verified by the host, again when this file was read.</p>"
+            "board was verified by the host, again when this file was read; a no-solution claim the file calls "
+            "certified counts only where its kept proof was checked again now.</p>"
         ),
     ]
     parts += [f'<p class="note">{escape(note)}</p>' for note in notes]
@@ -97,6 +107,8 @@ def render_html(
     parts += [provenance(header) for header in headers]
     parts.append("<h2>Summary</h2>")
     parts.append(summary_table(rows))
+    if certificates is not None:
+        parts += certificates_section(certificates, (output or Path("report.html")).parent)
     if baseline is not None:
         parts.append(f"<h2>Against {escape(baseline[0])}</h2>")
         parts.append(baseline_table(baseline[0], baseline[1]))
@@ -131,6 +143,54 @@ def render_html(
     return "\n".join(parts)
 
 
+def certificates_section(certificates: Certificates, page_folder: Path) -> list[str]:
+    """What became of the file's certificates: the account's lines, then each kept proof linked (a relative
+    link when the proof is beside or below the page), with what its check now found. Nothing when no claim
+    came with a certificate."""
+    lines = certificates.lines()
+    if not lines and not certificates.kept:
+        return []
+    parts = ["<h2>Certificates</h2>"] + [f"<p>{escape(line)}</p>" for line in lines]
+    if certificates.kept:
+        cells = []
+        for kept in certificates.kept:
+            if kept.fate.proof is not None:
+                link = f'<a href="{for_href(kept.fate.proof, page_folder)}">{escape(kept.named)}</a>'
+            else:
+                link = f"{escape(kept.named)} (not found)"
+            cells.append(
+                f'<tr><td class="text">{breakable(kept.solver)}</td><td class="text">{breakable(kept.instance)}</td>'
+                f'<td class="num">{kept.trial}</td><td class="text">{link}</td>'
+                f'<td class="text">{escape(outcome(kept.fate))}</td></tr>'
+            )
+        head = "".join(
+            f'<th class="{kind(text)}">{title}</th>'
+            for title, text in (("solver", True), ("instance", True), ("trial", False), ("kept proof", True))
+        )
+        parts.append(
+            scrolling(
+                f'<table><thead><tr>{head}<th class="text">its check</th></tr></thead>'
+                f"<tbody>{''.join(cells)}</tbody></table>",
+                "kept proofs",
+            )
+        )
+        if certificates.kept_unlisted:
+            parts.append(f'<p class="note">{certificates.kept_unlisted:,} more kept proofs, not listed.</p>')
+    return parts
+
+
+def outcome(fate: Fate) -> str:
+    """A kept proof's check as one line: what was found now, or why the claim rests on the file's word."""
+    detail = fate.kind + (f": {fate.reason}" if fate.reason and fate.reason != fate.kind else "")
+    if fate.status == CERTIFIED:
+        return f"certified now ({detail})"
+    if fate.status == REJECTED:
+        return f"REJECTED{' now' if fate.now else ''}, counted invalid ({detail})"
+    if fate.status == FILES_WORD:
+        return f"certified by the file's word only, not counted as decided ({detail})"
+    return f"{fate.status} ({detail})"
+
+
 def provenance(header: Mapping[str, Any]) -> str:
     fields = [
         ("created", header.get("created")),
@@ -159,7 +219,14 @@ def scrolling(table: str, label: str) -> str:
     )  # the style inline as well, for a notebook, which shows these tables without the page's STYLE
 
 
-TEXT_COLUMNS = {"solver", "instance", "version", "other outcomes", "verdict"}  # left-aligned; the rest are figures
+TEXT_COLUMNS = {
+    "solver",
+    "instance",
+    "version",
+    "other outcomes",
+    "certificates",
+    "verdict",
+}  # left-aligned; the rest are figures
 
 
 def summary_table(rows: Sequence[SummaryRow]) -> str:
@@ -209,7 +276,13 @@ board, or a claim that none exists which agrees with what is known (a verified b
 refutes it; published answers, the verifier's facts and a certificate the host checked confirm it, or two
 different complete solvers agreeing); "cannot" for an incomplete solver on an instance with no solution.
 Solved and proved none count the two kinds of decision apart; "certified" in proved none and in known: the
-claim came with a proof that the instance's canonical CNF has no model, checked by the host's own checker.</dd>
+claim came with a proof that the instance's canonical CNF has no model, checked by the host's own checker now,
+from the proof the run kept (or as the run was made, for runs made by this process). A claim the file calls
+certified with no proof checked now is the file's word ("none (certified, file's word)"): said, never counted as
+decided; one whose kept proof the checker rejects now is invalid.</dd>
+<dt>certificates</dt><dd>what became of each solver's no-solution claims' certificates: certified (checked
+now), file's word, rejected, over budget (the check could not finish in its time, memory or size), unchecked
+(none, or the checker failed); shown when some claim came with a certificate.</dd>
 <dt>median, quartiles</dt><dd>of time-to-decide (seconds of the solver call), each undecided run counted as
 infinitely long (the run-time distribution of Hoos and St&uuml;tzle): a quantile that falls on an undecided
 run shows as "&gt; limit" when every undecided run ran to the limit, "gave up" when each stopped on its own

@@ -549,6 +549,23 @@ def quartiles_cell(row: SummaryRow) -> str:
     return low if low == high and row.q25_seconds is None else f"{low} - {high}"  # "gave up", not twice
 
 
+def certificates_cell(row: SummaryRow) -> str:
+    """What became of the row's no-solution claims' certificates: certified (checked now), the file's word,
+    rejected, over budget, unchecked (none, or the checker failed); "-" for a row without such claims."""
+    found = [
+        f"{count} {label}"
+        for label, count in (
+            ("certified", row.certified),
+            ("file's word", row.certified_word),
+            ("rejected", row.certificate_rejected),
+            ("over budget", row.certificate_over_budget),
+            ("unchecked", row.certificate_unchecked),
+        )
+        if count
+    ]
+    return ", ".join(found) or "-"
+
+
 def other_outcomes(row: SummaryRow) -> str:
     if row.refused is not None:
         return f"refused: {row.refused}"
@@ -556,7 +573,6 @@ def other_outcomes(row: SummaryRow) -> str:
         f"{count} {label}"
         for label, count in (
             ("unconfirmed no-solution", row.unconfirmed),
-            ("certificate unchecked", row.uncertified),
             ("gave-up", row.gave_up),
             ("timed-out", row.timed_out),
             ("error", row.error),
@@ -587,6 +603,7 @@ SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
 
 
 STEPS_COLUMN = "steps solved/stuck"
+CERTIFICATES_COLUMN = "certificates"
 
 
 def steps_cell(row: SummaryRow) -> str:
@@ -597,8 +614,13 @@ def steps_cell(row: SummaryRow) -> str:
 
 
 def summary_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[SummaryRow], str]]]:
-    """The label columns, the figures, and the steps column where some row's solver counts steps."""
+    """The label columns, the figures, the certificates column where some no-solution claim came with a
+    certificate (a file without any keeps its table as it was), and the steps column where some row's solver
+    counts steps."""
     columns = row_label_columns(rows) + list(SUMMARY_COLUMNS)
+    if any(row.certificates for row in rows):
+        after = next(i for i, (title, _) in enumerate(columns) if title == "proved none")
+        columns.insert(after + 1, (CERTIFICATES_COLUMN, certificates_cell))
     if any(row.steps_solved is not None or row.steps_stuck is not None for row in rows):
         after = next(i for i, (title, _) in enumerate(columns) if title == "ERT iterations")
         columns.insert(after + 1, (STEPS_COLUMN, steps_cell))
@@ -653,17 +675,17 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
     specs = []
     for title, _ in columns:
-        left = title in ("solver", "instance", "version", "other outcomes")
+        left = title in ("solver", "instance", "version", *WORDS_COLUMNS)
         table.add_column(title, justify="left" if left else "right", overflow="fold", no_wrap=not left)
         rank = SUMMARY_SPLIT_ORDER.index(title) if title in SUMMARY_SPLIT_ORDER else len(SUMMARY_SPLIT_ORDER)
-        specs.append(
-            Column(title, "left" if left else "right", title in LABEL_HEADERS, title == "other outcomes", rank)
-        )
+        specs.append(Column(title, "left" if left else "right", title in LABEL_HEADERS, title in WORDS_COLUMNS, rank))
     texts = [[Text(for_terminal(cell(row))) for _, cell in columns] for row in rows]
     for cells in texts:
         table.add_row(*cells)
     return fitted_table("comparison", specs, texts, table)
 
+
+WORDS_COLUMNS = ("other outcomes", CERTIFICATES_COLUMN)  # lists of counted outcomes: wrapped between words
 
 # The order in which a comparison's figures fill the parts of a table split to fit a narrow terminal:
 # whether and how fast each variant decided first, the detail after.
@@ -676,6 +698,7 @@ SUMMARY_SPLIT_ORDER = (
     "runs",
     "solved",
     "proved none",
+    CERTIFICATES_COLUMN,
     "quartiles s",
     "ERT iterations",
     STEPS_COLUMN,
@@ -825,6 +848,16 @@ def render_portfolio(found: Portfolio, fmt: str) -> Any:
     ]
     fitted = fitted_table("portfolio", columns, texts, table)
     return RichGroup(fitted, *(Text(note) for note in notes)) if notes else fitted
+
+
+def with_certificates(shown: Any, lines: Sequence[str], fmt: str) -> Any:
+    """The report's table, followed by what became of the file's certificates (table and Markdown): what was
+    re-checked now, and each "certified" that is only the file's word, with why."""
+    if not lines or fmt not in ("table", "markdown"):
+        return shown
+    if fmt == "markdown":
+        return shown + "\n\n" + "\n".join(f"- {for_markdown(line)}" for line in lines)
+    return RichGroup(shown, *(Text(for_terminal(line)) for line in lines))
 
 
 def with_portfolio(shown: Any, found: Portfolio | None, fmt: str) -> Any:
