@@ -103,6 +103,9 @@ class SummaryRow:
     certificate_unchecked: int = 0  # no certificate, or the checker failed
     certificates: int = 0  # no-solution claims that came with a certificate (the table shows the column then)
     rechecked: int = 0  # certificates this report re-checked from their kept proofs (whatever the checker said)
+    # Deprecated since 0.2 (goes in 0.3; CHANGELOG.md): certificates that went over budget or could not be
+    # checked, as 0.1 counted them; ``certificate_over_budget`` and ``certificate_unchecked`` say it apart.
+    uncertified: int = 0
     # The textbooks' step count (a solver's ``steps`` counter: queens moved by the search itself, a restart's
     # new board apart), averaged as AIMA's 8-queens table does: over the runs that solved, and over those
     # that got stuck (gave up or timed out). None where no such run reported steps.
@@ -143,6 +146,7 @@ class Group:
     certificates: int = 0  # claims that came with a certificate
     rechecked: int = 0  # certificates this report re-checked from their kept proofs
     rejected_claims: int = 0  # no-solution claims whose proof the checker rejected now: invalid
+    uncertified: int = 0  # certificates over budget or unchecked (SummaryRow.uncertified, deprecated)
     settled_by_certificate: bool = False  # the instance's "has none" rests on a certificate checked now (``settle``)
     word_claimed: bool = False  # nothing settles the instance, but some claim is "certified" by the file's word
     on_its_face: bool | None = None  # the verifier's facts say the instance has no solution (``impossible``)
@@ -198,6 +202,7 @@ class Group:
             self.fates[fate.status] += 1
             self.certificates += fate.with_certificate
             self.rechecked += fate.rechecked
+            self.uncertified += fate.with_certificate and fate.status in (OVER_BUDGET, UNCHECKED)
 
     def impossible(self) -> bool:
         """Whether the verifier's own facts say this group's instance has no solution: a plain board of 2 or 3,
@@ -227,6 +232,7 @@ class Group:
         self.fates.update(other.fates)
         self.certificates += other.certificates
         self.rechecked += other.rechecked
+        self.uncertified += other.uncertified
         self.rejected_claims += other.rejected_claims
 
     def count(self, answer: int) -> int:
@@ -405,6 +411,7 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 certificate_unchecked=group.fates[UNCHECKED],
                 certificates=group.certificates,
                 rechecked=group.rechecked,
+                uncertified=group.uncertified,
                 steps_solved=mean_steps(group, runs.succeeded),
                 steps_stuck=mean_steps(group, ~runs.succeeded & counted),
                 seed=seed,
