@@ -164,7 +164,11 @@ def test_the_read_only_forms_read_as_the_plain_ones() -> None:
     assert isinstance(problem.fixed, dict) and isinstance(problem.blocked, frozenset)
     again = copy.deepcopy(problem)
     assert again == problem and type(again.fixed) is FixedQueens and type(again.blocked) is BlockedSquares
-    assert problem.copy().fixed is problem.fixed  # shared: nothing of it can change
+    mine = problem.copy()
+    assert mine == problem and mine is not problem and mine.blocked is problem.blocked  # nothing writes a frozenset
+    assert isinstance(mine.fixed, FixedQueens) and mine.fixed is not problem.fixed
+    dict.__setitem__(mine.fixed, 5, 5)  # a deliberate hack reaches the copy alone: its fixed queens are its own
+    assert problem.fixed == {0: 2, 3: 1} and mine.fixed == {0: 2, 3: 1, 5: 5}
 
 
 columns_and_rows = st.integers(0, 10**6)

@@ -160,7 +160,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         # Freeze into canonical, read-only forms so that equal problems compare and serialise equally and a
-        # solver cannot change the instance it was handed; already frozen ones (a copy's) are shared.
+        # solver cannot change the instance it was handed; ones already frozen (``copy``'s) are kept as given.
         if type(self.fixed) is not FixedQueens:
             object.__setattr__(self, "fixed", FixedQueens(self.fixed))
         if type(self.blocked) is not BlockedSquares:
@@ -175,12 +175,14 @@ class Problem:
         return hash((self.n, tuple(self.fixed.items()), self.blocked))
 
     def copy(self) -> Problem:
-        """An equal problem, a new object. Nothing of a problem can change (its fields, its fixed
-        queens and blocked squares all refuse with ``ReadOnlyProblem``), so the two share their
-        fixed queens and blocked squares; the cached ``id`` and ``allowed_rows`` are computed again
-        when asked. ``copy.deepcopy`` walked every blocked square: 1.1 ms a call on an ASP n = 28
-        instance, 3.9 ms at n = 50, which the adapter benchmarks counted as adapter overhead."""
-        return dataclasses.replace(self)
+        """An equal problem, a new object, for a solver run in this process (``execution/inprocess.py``). Nothing
+        of a problem can change through its own methods (``ReadOnlyProblem``), but a deliberate hack can write a
+        dict (``dict.__setitem__(problem.fixed, ...)``): the copy has fixed queens of its own, so the host's
+        problem stays as it was; the blocked squares, a frozenset nothing in Python can write, are shared. The
+        cached ``id`` and ``allowed_rows`` are computed again when asked. ``copy.deepcopy`` walked every blocked
+        square: 1.1 ms a call on an ASP n = 28 instance, 3.9 ms at n = 50, which the adapter benchmarks counted
+        as adapter overhead."""
+        return dataclasses.replace(self, fixed=FixedQueens(self.fixed))
 
     @property
     def is_plain(self) -> bool:
