@@ -89,9 +89,10 @@ def test_a_problems_copy_shares_nothing_a_solver_can_change() -> None:
     original = nq.Problem(8, {0: 3}, frozenset({(1, 1)}), source="here")
     mine = original.copy()
     assert mine == original and mine.source == "here" and mine.id == original.id
-    mine.fixed[5] = 5  # the only mutable part
-    object.__setattr__(mine, "n", 4)
-    assert original.fixed == {0: 3} and original.n == 8
+    with pytest.raises(TypeError, match="read-only"):
+        mine.fixed[5] = 5  # shared, and read-only: neither copy can change
+    object.__setattr__(mine, "n", 4)  # a deliberate hack changes the copy alone
+    assert original.fixed == {0: 3} and original.n == 8 and mine.n == 4
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,8 @@ import math
 import operator
 import os
 import re
+import struct
+import threading
 from dataclasses import dataclass
 
 from nqueens_plugins.core.errors import BadInput
@@ -51,12 +53,39 @@ def whole_number(value: object, what: str, minimum: int | None = None) -> int:
     return int(value)
 
 
+def longest_wait() -> float:
+    """The most seconds every wait of this platform accepts: ``threading.TIMEOUT_MAX`` (lock and condition
+    waits; ``select.select``, ``time.sleep`` and ``signal.setitimer`` convert through the same 64-bit
+    nanoseconds, 292 years) and ``poll``/``epoll``'s C int of milliseconds (24.8 days), which
+    ``multiprocessing``'s ``Connection.poll`` and ``wait``, ``selectors`` and ``subprocess``'s ``communicate``
+    go through."""
+    c_int_max = (1 << (8 * struct.calcsize("i") - 1)) - 1
+    return min(threading.TIMEOUT_MAX, c_int_max / 1000)
+
+
+# The longest time limit a run, a preparation or a check may have. A limit is waited for as it is (a worker
+# polls its pipe for the run's remaining time, a plugin passes ``budget.remaining()`` to its library) and
+# added to the clocks (a deadline is ``time.monotonic()`` plus the limit, plus a grace, or plus the check's
+# time and the checker's start): ``--check-timeout 1e10`` passed and crashed the worker ("timestamp out of
+# range" in ``select.select``). Half of ``longest_wait()`` leaves room for a deadline's sums, and a power
+# of ten reads well: 1,000,000 seconds (11.6 days) on Linux, macOS and Windows alike.
+MAX_SECONDS = 10.0 ** math.floor(math.log10(longest_wait() / 2))
+
+
 def time_limit(value: object, what: str = "timeout") -> float | None:
-    """A time limit: None (no limit) or a positive, finite number of seconds."""
+    """A time limit: None (no limit) or a positive number of seconds, at most ``MAX_SECONDS``."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise BadInput(f"{what} must be a positive number of seconds or None, not {value!r}")
+    shown = repr(value)
+    if len(shown) > 40:  # a whole number of hundreds of digits, say: the message stays one short line
+        shown = f"{shown[:12]}... ({len(shown)} characters)"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:  # NaN is not > 0
+        raise BadInput(f"{what} must be a positive number of seconds or None, not {shown}")
+    if not value <= MAX_SECONDS:
+        raise BadInput(
+            f"{what} must be at most {MAX_SECONDS:,.0f} seconds ({MAX_SECONDS / 86400:.1f} days: the longest wait "
+            f"this platform's clocks hold, with room for deadlines), not {shown}"
+        )
     return float(value)
 
 

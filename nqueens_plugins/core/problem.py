@@ -17,9 +17,9 @@ import signal
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, NoReturn, Self, TypeAlias
 
 if TYPE_CHECKING:
     import numpy as np
@@ -51,6 +51,85 @@ SOLVER_STATUSES = frozenset({Status.SOLVED, Status.NO_SOLUTION, Status.GAVE_UP, 
 Square: TypeAlias = "tuple[int, int]"  # (column, row), 0-based, like fixed queens
 
 
+READ_ONLY = "the problem a solver is handed is read-only"
+
+
+class ReadOnlyProblem(dataclasses.FrozenInstanceError, TypeError):
+    """Raised at once when code tries to change a ``Problem``: its fields, its fixed queens or its blocked squares.
+
+    A solver is handed the instance it must solve and the host judges the answer against
+    its own copy; a solver that changed the object it was given would be solving (and
+    a certificate would be checked against) another instance. Failing at the change,
+    with a message that says how to work on a copy, is clearer than a wrong verdict
+    later. It is a ``FrozenInstanceError`` (an ``AttributeError``), what assigning to a
+    frozen dataclass's field raised before, and a ``TypeError``, what changing an
+    immutable mapping raises.
+    """
+
+
+def _refuse(what: str, copy_it: str) -> NoReturn:
+    raise ReadOnlyProblem(f"{READ_ONLY}: {what} (copy it: {copy_it})")
+
+
+class FixedQueens(dict[int, int]):
+    """A problem's fixed queens, column -> row: a dict that cannot be changed.
+
+    A ``dict`` subclass so that everything a plain dict does with it keeps working
+    (``json.dumps``, ``dict(fixed)``, equality with a plain dict, numba-free code that
+    checks ``isinstance(x, dict)``); every mutator raises ``ReadOnlyProblem``, and
+    ``copy()`` (as ``dict(fixed)``) gives a plain, changeable dict. It is hashable
+    (by its items), and it pickles by its items (a dict subclass would otherwise be
+    rebuilt through ``__setitem__``, which refuses). Its repr is a plain dict's. Writing through ``dict``'s own
+    methods (``dict.__setitem__(fixed, 1, 2)``) is not prevented: that is a deliberate
+    hack, and the host judges every answer against its own copy anyway.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, items: Mapping[int, int] | Iterable[tuple[int, int]] = ()) -> Self:
+        made = super().__new__(cls)
+        dict.update(made, sorted(dict(items).items()))  # in column order, the canonical form; dict's own update
+        return made
+
+    def __init__(self, items: Mapping[int, int] | Iterable[tuple[int, int]] = ()) -> None:
+        """Filled by ``__new__``: calling ``__init__`` again (``dict.__init__`` would update in place) does nothing."""
+
+    def __reduce__(self) -> tuple[type[FixedQueens], tuple[dict[int, int]]]:
+        return (FixedQueens, (dict(self),))
+
+    def __hash__(self) -> int:  # type: ignore[override]  # a dict is unhashable; this one never changes
+        return hash(frozenset(self.items()))
+
+    def copy(self) -> dict[int, int]:
+        """A plain dict with the same queens, to change at will."""
+        return dict(self)
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        _refuse("its fixed queens cannot be changed", "dict(problem.fixed)")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+
+class BlockedSquares(frozenset[tuple[int, int]]):
+    """A problem's blocked squares: a frozenset whose would-be mutators (``add``, ``discard``...) raise
+    ``ReadOnlyProblem`` saying how to copy it, rather than an ``AttributeError`` that names none.
+
+    Operators that make a new set (``|``, ``|=`` on a name of one's own) work as for any frozenset.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:  # as a plain frozenset's, so a problem's repr reads as it always did
+        return repr(frozenset(self))
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        _refuse("its blocked squares cannot be changed", "set(problem.blocked)")
+
+    add = discard = remove = pop = clear = _refuse
+    update = intersection_update = difference_update = symmetric_difference_update = _refuse
+
+
 @dataclass(frozen=True, eq=False)
 class Problem:
     """An n-queens instance: an ``n`` x ``n`` board, optionally with queens pre-placed
@@ -67,6 +146,11 @@ class Problem:
     label only: two problems are equal when their board, fixed queens and blocked
     squares are, and ``id`` is a short hash of exactly those.
     Validation of user input lives in ``nqueens_plugins.formats.inputs``.
+
+    A problem is read-only all the way down: ``fixed`` is a ``FixedQueens`` (a dict
+    that refuses changes), ``blocked`` a ``BlockedSquares`` (a frozenset), and setting
+    a field raises ``ReadOnlyProblem`` too. A solver that needs to change what it was
+    handed works on its own copy (``dict(problem.fixed)``, ``set(problem.blocked)``).
     """
 
     n: int
@@ -75,9 +159,12 @@ class Problem:
     source: str | None = None
 
     def __post_init__(self) -> None:
-        # Freeze into canonical forms so that equal problems compare and serialise equally.
-        object.__setattr__(self, "fixed", dict(sorted(self.fixed.items())))
-        object.__setattr__(self, "blocked", frozenset(self.blocked))
+        # Freeze into canonical, read-only forms so that equal problems compare and serialise equally and a
+        # solver cannot change the instance it was handed; ones already frozen (``copy``'s) are kept as given.
+        if type(self.fixed) is not FixedQueens:
+            object.__setattr__(self, "fixed", FixedQueens(self.fixed))
+        if type(self.blocked) is not BlockedSquares:
+            object.__setattr__(self, "blocked", BlockedSquares(self.blocked))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Problem):
@@ -88,12 +175,14 @@ class Problem:
         return hash((self.n, tuple(self.fixed.items()), self.blocked))
 
     def copy(self) -> Problem:
-        """A copy a solver may change without touching this one. Only the fixed queens' dict can
-        change (the rest is immutable), and ``__post_init__`` makes a new one; the cached ``id`` and
-        ``allowed_rows`` are computed again when asked. ``copy.deepcopy`` walked every blocked square:
-        1.1 ms a call on an ASP n = 28 instance, 3.9 ms at n = 50, which the adapter benchmarks
-        counted as adapter overhead."""
-        return dataclasses.replace(self)
+        """An equal problem, a new object, for a solver run in this process (``execution/inprocess.py``). Nothing
+        of a problem can change through its own methods (``ReadOnlyProblem``), but a deliberate hack can write a
+        dict (``dict.__setitem__(problem.fixed, ...)``): the copy has fixed queens of its own, so the host's
+        problem stays as it was; the blocked squares, a frozenset nothing in Python can write, are shared. The
+        cached ``id`` and ``allowed_rows`` are computed again when asked. ``copy.deepcopy`` walked every blocked
+        square: 1.1 ms a call on an ASP n = 28 instance, 3.9 ms at n = 50, which the adapter benchmarks counted
+        as adapter overhead."""
+        return dataclasses.replace(self, fixed=FixedQueens(self.fixed))
 
     @property
     def is_plain(self) -> bool:
@@ -153,6 +242,22 @@ class Problem:
             if full:
                 return f"every square of row {full[0]} is blocked"
         return None
+
+
+def _no_setting(problem: Problem, name: str, value: object = None) -> NoReturn:
+    _refuse(f"{name} cannot be set", f"dataclasses.replace(problem, {name}=...)")
+
+
+def _no_deleting(problem: Problem, name: str) -> NoReturn:
+    _refuse(f"{name} cannot be deleted", f"dataclasses.replace(problem, {name}=...)")
+
+
+# After the class is made: a frozen dataclass may not define these itself. Its own raise a bare
+# FrozenInstanceError ("cannot assign to field 'n'"); these say the problem is read-only and how to copy it.
+# The cached properties write ``__dict__`` directly, and ``__init__``/``__post_init__``/unpickling do not
+# go through ``__setattr__``: all unaffected.
+Problem.__setattr__ = _no_setting  # type: ignore[assignment,method-assign]
+Problem.__delattr__ = _no_deleting  # type: ignore[assignment,method-assign]
 
 
 @dataclass

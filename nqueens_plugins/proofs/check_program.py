@@ -14,8 +14,11 @@ canonical CNF from the instance itself, checks the proof under the request's
 memory and time, and writes one JSON line: ``status`` (``certified``,
 ``rejected``, ``over-budget`` or ``unchecked``), ``reason``, ``lemmas``,
 ``bytes``, ``seconds`` (the checking's own time: reading the proof and checking
-it). Anything wrong with a request is an answer too (the request is ours, so
-that would be a bug worth seeing), never a traceback. After a failure it cannot
+it). A formula the request's memory cannot hold (``over_memory``: its size,
+counted without building it, against what is left under the limit) is over
+budget before anything of it is built. Anything wrong with a request is an
+answer too (the request is ours, so that would be a bug worth seeing), never a
+traceback. After a failure it cannot
 vouch for (out of memory, an exception) it answers and exits: the next request
 gets a fresh process. It exits when its input ends, and within a quarter of a
 second of its parent's end, whatever it is doing.
@@ -32,7 +35,7 @@ import time
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from nqueens_plugins.core.canonical_cnf import canonical_cnf
+from nqueens_plugins.core.canonical_cnf import FormulaSize, canonical_cnf, formula_size
 from nqueens_plugins.core.limits import CHECK_MEMORY
 from nqueens_plugins.core.problem import Problem
 
@@ -66,6 +69,60 @@ def leave_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="leave-with-parent", daemon=True).start()
 
 
+# Bytes the checker allocates to load a formula (``checker._Checker.load_formula`` into ``_Database``), per
+# literal, clause, square of the board and variable. Per literal: the Python list it is gathered in (a pointer
+# and, for a negated literal, an int object: ~41 B), the batch's int32 array and the int64 array numpy
+# converts the list through (12 B), the database's arena (``lits``, 4 B) and ``max_variable_in``'s copy (4 B).
+# Per clause: the lengths' list (8 B), the batch's kinds, starts, lengths and where (25 B), numpy's cumulative
+# sums (16 B) and the database's cstart, clen, alive, nxt, hnext and hhead (33 to 41 B). Per square: the
+# numbering (a tuple entry and an int object, 40 B); per variable the database's assign, reason, trail, head
+# and mark (19 B). The sums are rounded to what was measured under RLIMIT_DATA (the limit the checker keeps):
+# a plain board of n = 60, 90, 120, 150 (0.35 to 5.6 million clauses) loaded with 282, 424, 692 and 1,139 MB,
+# 221 MB of it in use before, about 162 B a clause where this says 162 (an estimate a little under, never
+# over: a formula it refuses cannot be loaded).
+LITERAL_BYTES = 50
+CLAUSE_BYTES = 62
+SQUARE_BYTES = 40
+VARIABLE_BYTES = 19
+
+
+def formula_bytes(size: FormulaSize, n: int) -> int:
+    """About the bytes the checker allocates to load a formula of ``size`` over an ``n`` x ``n`` board."""
+    return (
+        LITERAL_BYTES * size.literals
+        + CLAUSE_BYTES * size.clauses
+        + SQUARE_BYTES * n * n
+        + (VARIABLE_BYTES * size.variables)
+    )
+
+
+def data_in_use() -> int:
+    """The bytes of this process's data that count against RLIMIT_DATA now (``VmData``), 0 where unknown."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def over_memory(size: FormulaSize, n: int) -> str | None:
+    """Why a formula of ``size`` cannot be loaded within this process's data limit, or None: decided from its
+    size alone, before anything is built, instead of filling the memory and failing (then restarting)."""
+    limit = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    if limit == resource.RLIM_INFINITY:
+        return None
+    need, in_use = formula_bytes(size, n), data_in_use()
+    if need <= limit - in_use:
+        return None
+    return (
+        f"the formula needs about {need:,} bytes, over the checker's memory of {limit:,} "
+        f"({in_use:,} of it in use before loading)"
+    )
+
+
 def problem_of(request: dict[str, Any]) -> Problem:
     n = int(request["n"])
     fixed = {int(c): int(r) for c, r in request.get("fixed", [])}
@@ -87,7 +144,17 @@ def answer_to(line: bytes) -> tuple[dict[str, Any], bool]:
         limit_memory(int(request["memory"]))
         from nqueens_plugins.proofs import check_proof
 
-        formula = canonical_cnf(problem_of(request))
+        problem = problem_of(request)
+        size = formula_size(problem)
+        too_large = over_memory(size, problem.n)
+        if too_large is None:
+            try:
+                formula = canonical_cnf(problem)
+            except ValueError as exc:  # over the clauses the host builds at all
+                too_large = str(exc)
+        if too_large is not None:
+            nothing = {"lemmas": 0, "bytes": 0, "seconds": 0.0}  # nothing read: the proof's size is the caller's
+            return {"status": "over-budget", "certified": False, "reason": too_large, **nothing}, True
         report = check_proof(
             formula, Path(request["proof"]), max_bytes=int(request["max_bytes"]), seconds=float(request["seconds"])
         )
