@@ -326,3 +326,12 @@ def test_every_message_and_the_contracts_classes_make_the_round_trip() -> None:
     assert back.proof == executed.proof and back.trace is not None and back.trace.events == trace.events
     part = OpaquePart(b"\x80\x04pickled", "Piece(1)")
     assert wire.decode_answer(wire.encode(Executed([part, object()], 0.1))).outcome == [part, Foreign("object")]
+
+
+def test_deciding_to_certify_leaves_a_large_instance_its_time() -> None:
+    """n = 3000 with one square blocked: whether a certificate is wanted is counted from n and the blocked squares
+    (its formula has some 4.5e10 clauses: none), not by numbering 9 million squares first, in the worker and in
+    the service; so the search gets its 2 s and stops itself at its limit, never killed past it."""
+    result = nq.solve("backtracking", 3000, blocked="0:0", timeout=2, certify="always")
+    assert result.status == Status.TIMED_OUT and result.iterations > 0 and result.reason is None, result.reason
+    assert result.certificate is None

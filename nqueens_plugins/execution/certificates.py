@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core.canonical_cnf import canonical_cnf
+from nqueens_plugins.core.canonical_cnf import fits
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Outcome, Problem, Status
 from nqueens_plugins.core.proof_log import ProofLog
@@ -41,7 +41,8 @@ REASON_LIMIT = 300  # characters of a checker's reason kept (it quotes the lemma
 
 def wanted(variant: Variant, problem: Problem, limits: Limits) -> bool:
     """Whether this run writes a certificate: the variant can, ``limits.certify`` asks for one, and the
-    canonical CNF is small enough to refute. ``auto`` asks where nothing else settles a no-solution claim:
+    canonical CNF is small enough to refute. Decided from n, the instance's kind and the solver alone (it is
+    asked before every certified run, in the worker and in the service). ``auto`` asks where nothing else settles a no-solution claim:
     not on a plain board (2 and 3 are the only ones without a solution) and not on an instance with a
     published answer."""
     if limits.certify == "never" or not variant.solver.can_certify(dict(variant.options)):
@@ -53,11 +54,7 @@ def wanted(variant: Variant, problem: Problem, limits: Limits) -> bool:
 
         if problem.source is not None and published_answer(problem.source, problem.n) is not None:
             return False
-    try:
-        canonical_cnf(problem)  # a bound first; the exact count only for a board near the limit
-    except ValueError:
-        return False
-    return True
+    return fits(problem)  # counted from n and the blocked squares: nothing of the formula is built
 
 
 def open_log(problem: Problem, limits: Limits) -> ProofLog:
