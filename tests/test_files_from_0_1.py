@@ -4,6 +4,7 @@ are read by this release as they are: reported, resumed and replayed."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -55,3 +56,17 @@ def test_certified_records_of_0_1_are_read() -> None:
     certified = [record for record in loaded.records if record.get("certificate") == "certified"]
     assert certified and not loaded.warnings
     assert all("proof" not in record for record in certified)  # 0.1 kept no proofs
+
+
+def test_records_say_their_schema_version_and_0_1s_do_not(tmp_path: Path) -> None:
+    from nqueens_plugins.formats.records import RECORD_VERSION
+
+    (record,) = nq.compare(["min-conflicts"], [6], out=tmp_path / "runs.jsonl")
+    assert record["record_version"] == RECORD_VERSION == 2
+    assert read_records(tmp_path / "runs.jsonl").records[0]["record_version"] == 2
+    assert all("record_version" not in r for r in read_records(WRITTEN / "results-0.1.jsonl").records)
+    header, line = (tmp_path / "runs.jsonl").read_text(encoding="utf-8").splitlines()
+    edited = {**json.loads(line), "record_version": "2"}
+    (tmp_path / "bad.jsonl").write_text(f"{header}\n{json.dumps(edited)}\n", encoding="utf-8")
+    loaded = read_records(tmp_path / "bad.jsonl")
+    assert not loaded.records and "record_version" in loaded.warnings[0]

@@ -54,6 +54,10 @@ from nqueens_plugins.formats.reading import compressed, decompressor
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
+# The schema of a run record, in each record: 1 (nqueens-plugins 0.1, whose records do not say it), 2 (0.2: the
+# fields ``proof`` and ``proof_sha256`` added). A reader takes every version up to its own; a later one is read
+# for the fields this release knows (later releases only add fields: docs/compatibility.md).
+RECORD_VERSION = 2
 
 
 def instance_fields(problem: Problem) -> dict[str, Any]:
@@ -70,7 +74,7 @@ def instance_fields(problem: Problem) -> dict[str, Any]:
 def run_record(result: Mapping[str, Any], source: Any, timeout: float | None) -> dict[str, Any]:
     """A run's record: the result's fields (``Result.to_dict``), the plugin that supplied the solver
     (a ``Source``, or None), and the time limit an unsolved run is censored at (``report``)."""
-    record: dict[str, Any] = {"type": "run"}
+    record: dict[str, Any] = {"type": "run", "record_version": RECORD_VERSION}
     record.update(result)
     record["plugin"] = getattr(source, "plugin", None)
     record["distribution"] = getattr(source, "distribution", None)
@@ -538,6 +542,7 @@ EXPECTED = {  # what each field of a run record must be, for the warning that na
     "iterations": "a finite number or null",
     "moves": "a finite number or null",
     "output_bytes": "a whole number from 0, or null",
+    "record_version": "a whole number from 1 (the record's schema), or absent (0.1's records)",
     "certificate": "one of " + ", ".join(sorted(CERTIFICATE_STATUSES)) + ", or null",
     "certificate_bytes": "a whole number from 0, or null",
     "certificate_seconds": "a finite number of seconds from 0, or null",
@@ -603,6 +608,9 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
             return name
     if not natural(get("output_bytes")):
         return "output_bytes"
+    version = get("record_version")
+    if version is not None and (type(version) is not int or version < 1):
+        return "record_version"
     certificate = get("certificate")
     if certificate is not None and (type(certificate) is not str or certificate not in CERTIFICATE_STATUSES):
         return "certificate"
