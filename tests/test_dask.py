@@ -143,3 +143,12 @@ def test_a_count_piece_travels_alone_and_runs_are_chunked() -> None:
     chunks = list(dask_cluster.in_chunks(tasks, 2))
     assert chunks == [[solve, solve], [piece], [piece], [solve, solve], [solve]]
     assert [len(chunk) for chunk in dask_cluster.in_chunks(range(60), 25)] == [25, 25, 10]
+
+
+def test_a_certificate_on_the_cluster_is_checked_there_by_the_service_and_comes_back_as_data(client) -> None:
+    """On a Dask worker the proof is checked by the service's checker started there (run_chunk's executor),
+    against the task's problem, and the answer travels back as a wire frame: certified, as on this machine."""
+    none_exists = nq.Problem(4, blocked=frozenset({(0, 1), (0, 2)}))
+    with DaskExecutor(client=client) as executor:
+        records = nq.compare(["bitset-mrv"], [none_exists], timeout=30, certify="always", executor=executor)
+    assert [(r["status"], r["certificate"], r["verified"]) for r in records] == [("no-solution", "certified", True)]
