@@ -279,6 +279,11 @@ def test_a_variable_out_of_range_is_refused(tmp_path: Path) -> None:
     beyond = formula.variables + checker_module.EXTENSION_VARIABLES + 1
     report = check_proof(formula, write(tmp_path / "proof.drat", [f"2 {beyond} 0", "0"]))
     refused(report, f"names variable {beyond:,}", f"formula's {formula.variables} variables", "1,000,000 extension")
+    lines = pysat_proof(formula)
+    assert lines is not None
+    lemmas = [line for line in lines if not line.startswith("d")][:3]
+    report = check_proof(formula, write(tmp_path / "proof.drat", [*lemmas, f"{beyond} 0", "0"]))  # one batch
+    refused(report, f"the clause after lemma 3 (line 4) names variable {beyond:,}")
 
 
 def test_a_long_line_and_too_many_literals_are_refused(tmp_path: Path, big: tuple[CanonicalCnf, list[str]]) -> None:

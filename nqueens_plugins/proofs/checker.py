@@ -153,7 +153,9 @@ class _Ops:
     where: np.ndarray
     values: np.ndarray
     count: int = 0
-    error: str | None = None  # why parsing stopped after these operations, if it did
+    # Why parsing stopped after these operations, if it did: (status, line or byte, the bad value), said once
+    # the operations before it are applied (a message counts the lemmas before the bad clause).
+    error: tuple[int, int, int] | None = None
 
     @classmethod
     def empty(cls, operations: int, literals: int) -> _Ops:
@@ -479,7 +481,7 @@ def _read_and_check(checker: _Checker, path: Path, max_bytes: int) -> bool:
             if ops.count and checker.apply(ops):
                 return True
             if ops.error:
-                raise _Refused(ops.error)
+                raise _Refused(_parse_error(checker, *ops.error))
             carry = data[consumed:]
             offset += consumed
             if len(carry) > MAX_CARRY:
@@ -506,17 +508,16 @@ def _parse(checker: _Checker, data: bytes, eof: bool, line: int, offset: int) ->
     )  # fmt: skip
     status, consumed, ops.count, _, line_after, _, bad_where, bad = (int(v) for v in res)
     if status != k.PARSE_OK:  # the clauses before the bad one are checked first: a proof may end before it
-        ops.error = _parse_error(checker, status, bad_where, bad)
+        ops.error = (status, bad_where, bad)
     return ops, consumed, line_after
 
 
 def _parse_error(checker: _Checker, status: int, where: int, bad: int) -> str:
     place = f"byte {where:,}" if checker.binary else f"line {where:,}"
     kind = "binary proof" if checker.binary else "proof"
-    lemma = checker.lemmas + 1
     if status == k.PARSE_VARIABLE:
         return (
-            f"the clause after lemma {lemma - 1:,} ({place}) names variable {bad:,}, beyond the formula's "
+            f"the clause after lemma {checker.lemmas:,} ({place}) names variable {bad:,}, beyond the formula's "
             f"{checker.formula.variables:,} variables and the {EXTENSION_VARIABLES:,} extension variables allowed"
         )
     if status == k.PARSE_TRUNCATED:
