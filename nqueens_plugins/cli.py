@@ -1197,7 +1197,7 @@ def check_proof(
         click.echo(
             for_terminal(
                 f"certified: {checked.proof} refutes {checked.instance} ({checked.lemmas:,} lemmas, "
-                f"{checked.bytes:,} bytes, checked in {checked.seconds:.3g} s)"
+                f"{checked.bytes:,} bytes, checked in {checked.seconds:.3f} s)"
             )
         )
     else:
