@@ -441,7 +441,9 @@ def test_a_proof_over_its_size_on_disk_is_over_budget(run_cli: RunCli, tmp_path:
     assert code == 1 and out.startswith("over budget: ") and "more than the 2 MiB" in out
 
 
-def test_a_tiny_check_timeout_is_over_budget(run_cli: RunCli, tmp_path: Path, diagonals) -> None:
+def test_a_tiny_check_timeout_is_over_budget(
+    run_cli: RunCli, tmp_path: Path, diagonals: tuple[list[Clause], list[str]]
+) -> None:
     _, lines = diagonals
     proof = tmp_path / "proof.drat"
     proof.write_bytes(text(lines * 20))  # the proof twenty times over: it certifies on its first empty clause
