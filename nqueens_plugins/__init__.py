@@ -13,6 +13,7 @@ The Python API mirrors the ``nqueens`` command (both call ``nqueens_plugins.api`
 
     records = nq.compare(["min-conflicts", "simulated-annealing"], [8, 16], trials=5)
     nq.summary(records, baseline="min-conflicts")  # the report's tables; .figure() its plot
+    nq.check_proof("diag-10-4-1.param@7", "proof.drat")  # anyone's DRAT proof of "no solution", checked
 
 What this module exports is the whole promise to plugin authors and API users:
 the hook marker and the solver contract (``hookimpl``, ``SolverRegister``,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         Limits,
         ResultsFile,
         animation,
+        check_proof,
         compare,
         compare_stream,
         count,
@@ -79,6 +81,7 @@ API = (
     "Limits",
     "ResultsFile",
     "animation",
+    "check_proof",
     "compare",
     "compare_stream",
     "count",
@@ -142,6 +145,7 @@ __all__ = [
     "animation",
     "board_error",
     "canonical_cnf",
+    "check_proof",
     "compare",
     "compare_stream",
     "count",

@@ -744,6 +744,134 @@ class ExportFailed(Exception):
     """A plugin's export failed: its fault, not the user's (exit status 1, not 2)."""
 
 
+PROOF_STATUSES = ("certified", "rejected", "over-budget", "unchecked")
+
+
+@dataclass(frozen=True)
+class ProofCheck:
+    """What ``check_proof`` found, in the words of a run's certificate (``docs/certificates.md``).
+
+    ``status``: ``certified`` (the proof refutes the instance's canonical CNF),
+    ``rejected`` (it does not: ``reason`` names the first lemma that fails, by its
+    line, or byte in a binary proof, or what else is wrong with the file),
+    ``over-budget`` (past its time, memory or size: unknown either way), or
+    ``unchecked`` (the checker itself failed). ``lemmas`` were read, ``bytes`` is
+    the proof's size on disk, ``seconds`` the checking's own time.
+    """
+
+    status: str
+    reason: str | None
+    lemmas: int
+    bytes: int
+    seconds: float
+    instance: str  # the instance's label
+    proof: str  # the proof's path, as given
+
+    @property
+    def certified(self) -> bool:
+        return self.status == "certified"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "certified": self.certified,
+            "reason": self.reason,
+            "lemmas": self.lemmas,
+            "bytes": self.bytes,
+            "seconds": self.seconds,
+            "instance": self.instance,
+            "proof": self.proof,
+        }
+
+
+def check_proof(
+    instance: int | str | Path | Problem,
+    proof: str | Path,
+    *,
+    fixed: Mapping[int, int] | str | None = None,
+    blocked: Iterable[tuple[int, int]] | str | None = None,
+    limits: Limits | None = None,
+) -> ProofCheck:
+    """Check a DRUP or DRAT proof that the instance has no solution, whoever wrote it.
+
+    The proof refutes the instance's canonical CNF, the formula ``export("dimacs", ...)``
+    and ``nqueens instances export --format dimacs`` write, so any SAT solver that writes
+    DRUP/DRAT can certify an instance: text or binary DRAT, plain or gzip, bzip2 or xz
+    compressed. ``instance`` is a ``Problem``, a board size (with ``fixed`` queens and
+    ``blocked`` squares, as for ``solve``) or an instance file (``"FILE@d"`` for excluded
+    diagonals; ``fixed`` and ``blocked`` are then added to its own).
+
+    The proof is checked by the host's own checker in a process of its own that imports
+    no plugin (the same warm process a worker's certificates go to), under ``limits``'s
+    ``check_timeout``, ``check_memory`` and ``certificate_size`` (the bytes the proof may
+    take, on disk and unpacked; None: the defaults, 60 s, 4 GiB, 1 GiB). What is wrong
+    with the proof is an answer (``rejected``, ``over-budget``); what the user can fix is
+    a ``BadInput``: a proof path that does not exist or is not a regular file (a folder,
+    a FIFO, a device; a symbolic link is followed to its target, which must be regular),
+    an instance that cannot be read. An empty proof is a proof like any other: rejected,
+    unless unit propagation alone refutes the formula.
+    """
+    from nqueens_plugins.core.canonical_cnf import canonical_cnf
+    from nqueens_plugins.execution.certificates import check
+    from nqueens_plugins.formats.reading import TooLarge
+
+    problem = proof_instance(instance, fixed, blocked)
+    limits = limits_of(limits, DEFAULT_LIMITS)
+    try:
+        canonical_cnf(problem)  # refused here in one line, not by the checker
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    given = os.fspath(proof) if isinstance(proof, (str, os.PathLike)) else None
+    if not given:
+        raise BadInput(f"proof must name a file, not {proof!r}")
+    try:
+        path = proof_file(given, limits.certificate_size)
+    except TooLarge as exc:
+        return ProofCheck("over-budget", str(exc), 0, os.stat(given).st_size, 0.0, problem.label, given)
+    certificate = check(path, problem, limits)
+    return ProofCheck(
+        certificate.status if certificate.status in PROOF_STATUSES else "unchecked",
+        certificate.reason,
+        certificate.lemmas,
+        certificate.bytes,
+        certificate.seconds,
+        problem.label,
+        given,
+    )
+
+
+def proof_instance(
+    instance: int | str | Path | Problem,
+    fixed: Mapping[int, int] | str | None,
+    blocked: Iterable[tuple[int, int]] | str | None,
+) -> Problem:
+    """The instance a proof refutes: a Problem, a board size (an int, or its digits as text), or an instance file."""
+    if isinstance(instance, Problem) or (isinstance(instance, int) and not isinstance(instance, bool)):
+        return problem_of(instance, None, fixed, blocked)
+    if isinstance(instance, str) and re.fullmatch(r"\s*[0-9]+\s*", instance):
+        return problem_of(instance, None, fixed, blocked)
+    if isinstance(instance, (str, os.PathLike)):
+        return problem_of(None, os.fspath(instance), fixed, blocked)
+    raise BadInput(f"the instance is a Problem, a board size or an instance file, not {instance!r}")
+
+
+def proof_file(name: str, limit: int) -> Path:
+    """The proof's real path, checked here in the parent before the checker is asked: it exists and is a
+    regular file of at most ``limit`` bytes (``open_regular``, which never waits on a FIFO). A symbolic link
+    is the user's own and is followed; the checker then reads the target, which it refuses to reach through
+    a link."""
+    with open_regular(name, "proof", limit) as handle:
+        opened = os.fstat(handle.fileno())
+    real = Path(os.path.realpath(name))
+    try:
+        found = os.stat(real)
+    except OSError as exc:
+        raise BadInput(f"cannot read proof {name!r}: {exc.strerror or exc}") from None
+    if (found.st_dev, found.st_ino) != (opened.st_dev, opened.st_ino):
+        raise BadInput(f"proof {name!r} changed while it was opened; give it again")
+    return real
+
+
 def problems_of(files: str | Sequence[str] | Sequence[Problem]) -> list[Problem]:
     """Instance files (names, globs, folders; ``FILE@d``) read, or Problems as they are."""
     if isinstance(files, str) or not files or not isinstance(files[0], Problem):

@@ -31,7 +31,9 @@ import click
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import (
+    CERTIFICATE_SIZE,
     CERTIFY_CHOICES,
+    CHECK_MEMORY,
     CHECK_TIMEOUT,
     COMPARE_TIMEOUT,
     CROSS_CHECK_TIMEOUT,
@@ -59,9 +61,12 @@ EXIT_STATUSES = {
     "cross-check": "0 every answer agrees; 1 a disagreement, or an error where an answer was expected",
     "instances export": "0 written; 1 the plugin failed to write it",
     "tune": "0 the tune ended (the table says how the best fared against the defaults)",
+    "check-proof": "0 certified: the proof refutes the instance; 1 not checked to its end (over its time, memory "
+    "or size, or the checker failed)",
 }
 BAD_INPUT_STATUS = "2 bad input (one line on stderr)"
 REJECTED_STATUS = "3 the verifier rejected an answer or a count"
+PROOF_REJECTED_STATUS = "3 the proof is rejected (the first lemma that fails, or what else is wrong with it)"
 INTERRUPTED_STATUS = "130 interrupted"
 
 
@@ -70,6 +75,8 @@ def exit_statuses(command: str) -> str:
     statuses = [EXIT_STATUSES.get(command, "0 done"), BAD_INPUT_STATUS]
     if command in ("solve", "count", "compare"):
         statuses.append(REJECTED_STATUS)
+    if command == "check-proof":
+        statuses.append(PROOF_REJECTED_STATUS)
     return "Exit status: " + "; ".join([*statuses, INTERRUPTED_STATUS]) + "."
 
 
@@ -1186,6 +1193,94 @@ def export_instance(
     else:
         write_whole(Path(output), text)
         click.echo(f"nqueens: wrote {output} ({fmt}, as {written_by} poses it)", err=True)
+
+
+# --- check-proof ---------------------------------------------------------------
+
+
+CHECK_PROOF_EXIT = {"certified": 0, "rejected": EXIT_REJECTED, "over-budget": EXIT_NOT_SOLVED}
+CHECK_PROOF_WORDS = {"certified": "certified", "rejected": "rejected", "over-budget": "over budget"}
+
+
+@cli.command("check-proof", epilog=exit_statuses("check-proof"))
+@click.argument("files", nargs=-1, required=True, metavar="[INSTANCE] PROOF")
+@click.option(
+    "-n", "size", default=None, help="A plain board of this size (with --fixed, --blocked) instead of INSTANCE."
+)
+@click.option("--fixed", default=None, help=FIXED_HELP)
+@click.option("--blocked", default=None, help=BLOCKED_HELP)
+@click.option(
+    "--check-timeout",
+    type=Seconds(allow_none=False),
+    default=f"{CHECK_TIMEOUT:g}",
+    show_default=True,
+    help="Seconds the checker may take over the proof.",
+)
+@click.option(
+    "--check-memory",
+    type=MEMORY,
+    default=f"{CHECK_MEMORY >> 30}G",
+    show_default=True,
+    help="Memory the checker may use.",
+)
+@click.option(
+    "--certificate-size",
+    type=MEMORY,
+    default=f"{CERTIFICATE_SIZE >> 30}G",
+    show_default=True,
+    help="Bytes the proof may hold, on disk and unpacked (a small file that unpacks past it is over budget).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def check_proof(
+    files: tuple[str, ...],
+    size: str | None,
+    fixed: str | None,
+    blocked: str | None,
+    check_timeout: float,
+    check_memory: int,
+    certificate_size: int,
+    as_json: bool,
+) -> None:
+    """Check a DRUP/DRAT proof, written by any SAT solver, that an instance has no solution.
+
+    \b
+    The proof refutes the instance's canonical CNF, the formula
+    `nqueens instances export --format dimacs` writes: text or binary DRAT,
+    plain or gzip, bzip2, xz compressed. INSTANCE is an instance file as
+    --instance takes it (FILE@d for excluded diagonals), or give -n (with
+    --fixed, --blocked) and the PROOF alone. The host's own checker reads it in
+    a process of its own, under the limits below.
+    """
+    from nqueens_plugins import api
+
+    instance, proof = proof_arguments(files, size)
+    limits = Limits(certificate_size=certificate_size, check_timeout=check_timeout, check_memory=check_memory)
+    checked = api.check_proof(api.problem_of(size, instance, fixed, blocked), proof, limits=limits)
+    if as_json:
+        click.echo(strict_json(checked.to_dict()))
+    elif checked.certified:
+        click.echo(
+            for_terminal(
+                f"certified: {checked.proof} refutes {checked.instance} ({checked.lemmas:,} lemmas, "
+                f"{checked.bytes:,} bytes, checked in {checked.seconds:.3f} s)"
+            )
+        )
+    else:
+        click.echo(for_terminal(f"{CHECK_PROOF_WORDS.get(checked.status, checked.status)}: {checked.reason}"))
+    code = CHECK_PROOF_EXIT.get(checked.status, EXIT_NOT_SOLVED)
+    if code:
+        sys.exit(code)
+
+
+def proof_arguments(files: tuple[str, ...], size: str | None) -> tuple[str | None, str]:
+    """(instance file, proof) from ``[INSTANCE] PROOF``; with ``-n`` there is no file, and only one argument."""
+    if len(files) > 2:
+        raise BadInput(f"check-proof takes [INSTANCE] PROOF, not {len(files)} arguments")
+    if len(files) == 2 and size is not None:
+        raise BadInput("give an instance file (INSTANCE PROOF) or -n SIZE with the PROOF alone, not both")
+    if len(files) == 1 and size is None:
+        raise BadInput("give the instance the proof refutes: INSTANCE PROOF, or -n SIZE (with --fixed, --blocked)")
+    return (files[0], files[1]) if len(files) == 2 else (None, files[0])
 
 
 # --- helpers -------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -225,7 +228,13 @@ def test_a_missing_empty_clause_is_refused(tmp_path: Path, big: tuple[CanonicalC
     assert lines[-1] == "0"
     report = check_proof(formula, write(tmp_path / "proof.drat", lines[:-1]))
     lemmas = sum(1 for line in lines[:-1] if not line.startswith("d"))
-    refused(report, f"never derives the empty clause ({lemmas:,} lemmas read)")
+    last = max(i for i, line in enumerate(lines[:-1]) if not line.startswith("d")) + 1
+    refused(report, f"never derives the empty clause ({lemmas:,} lemmas read, the last at line {last:,})")
+    path = tmp_path / "proof.bin"
+    path.write_bytes(binary(lines[:-1]))
+    refused(
+        check_proof(formula, path), f"({lemmas:,} lemmas read, the last at byte {len(binary(lines[: last - 1])):,})"
+    )
 
 
 def test_a_proof_of_another_instance_is_refused(tmp_path: Path) -> None:
@@ -270,6 +279,11 @@ def test_a_variable_out_of_range_is_refused(tmp_path: Path) -> None:
     beyond = formula.variables + checker_module.EXTENSION_VARIABLES + 1
     report = check_proof(formula, write(tmp_path / "proof.drat", [f"2 {beyond} 0", "0"]))
     refused(report, f"names variable {beyond:,}", f"formula's {formula.variables} variables", "1,000,000 extension")
+    lines = pysat_proof(formula)
+    assert lines is not None
+    lemmas = [line for line in lines if not line.startswith("d")][:3]
+    report = check_proof(formula, write(tmp_path / "proof.drat", [*lemmas, f"{beyond} 0", "0"]))  # one batch
+    refused(report, f"the clause after lemma 3 (line 4) names variable {beyond:,}")
 
 
 def test_a_long_line_and_too_many_literals_are_refused(tmp_path: Path, big: tuple[CanonicalCnf, list[str]]) -> None:
@@ -345,6 +359,78 @@ def test_out_of_time_is_noticed_within_a_proof(
 def test_the_compiled_code_is_not_cached_inside_the_package() -> None:
     folder = Path(checker_module.__file__).parent
     assert not [path.name for path in folder.rglob("*") if path.suffix in (".nbi", ".nbc")]
+
+
+# --- compressed proofs ----------------------------------------------------------------
+
+COMPRESSORS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+def test_a_compressed_proof_is_read_as_it_unpacks(
+    tmp_path: Path, big: tuple[CanonicalCnf, list[str]], kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Text and binary, in chunks far smaller than a clause (carried across, as for a plain file); a broken
+    lemma is named at the same line as in the plain file, and the report's size is the file's on disk."""
+    formula, lines = big
+    compress = COMPRESSORS[kind]
+    path = tmp_path / "proof.z"
+    path.write_bytes(compress("".join(line + "\n" for line in lines).encode()))
+    report = check_proof(formula, path)
+    assert report.certified, report.reason
+    assert report.bytes == path.stat().st_size
+    path.write_bytes(compress(binary(lines)))
+    assert check_proof(formula, path).certified
+    monkeypatch.setattr(checker_module, "CHUNK", 7)
+    assert check_proof(formula, path).certified
+    plain = write(tmp_path / "proof.drat", [*lines[:9], "0", *lines[9:]])  # the empty clause, unproved
+    path.write_bytes(compress(plain.read_bytes()))
+    assert check_proof(formula, path).reason == check_proof(formula, plain).reason
+    refused(check_proof(formula, path), "(line 10) is not implied: 0")
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+def test_a_compression_bomb_is_over_budget_after_max_bytes_unpacked(tmp_path: Path, kind: str) -> None:
+    """A few kilobytes that unpack to 256 MiB of blank lines: the bound is on what comes out."""
+    path = tmp_path / "bomb"
+    piece = COMPRESSORS[kind](b"\n" * (16 << 20))
+    path.write_bytes(piece * 16)  # each format reads concatenated streams (members) as one
+    assert path.stat().st_size < 1 << 20
+    report = check_proof(canonical_cnf(FIXED_UNSAT), path, max_bytes=4 << 20)
+    refused(report, "the proof (unpacked) grew past the 4,194,304-byte limit")
+
+
+@pytest.mark.parametrize("kind", sorted(COMPRESSORS))
+def test_a_cut_or_damaged_stream_is_one_line(tmp_path: Path, big: tuple[CanonicalCnf, list[str]], kind: str) -> None:
+    formula, lines = big
+    whole = COMPRESSORS[kind]("".join(line + "\n" for line in lines).encode())
+    path = tmp_path / "proof.z"
+    path.write_bytes(whole[: len(whole) // 2])
+    refused(check_proof(formula, path), f"the {kind}-compressed proof", "ends early (the file is cut)")
+    path.write_bytes(whole[:6] + b"\xff" * 64)  # the magic bytes, then nothing a decompressor takes
+    refused(check_proof(formula, path), f"the {kind}-compressed proof", "is damaged after 0 bytes unpacked")
+
+
+def test_a_proof_that_ends_before_its_stream_breaks_is_certified(
+    tmp_path: Path, big: tuple[CanonicalCnf, list[str]]
+) -> None:
+    """What unpacked before a break is checked first: the empty clause before it refutes the formula (a
+    proof is judged by its lemmas, and these are all there); a break before the empty clause is said."""
+    formula, lines = big
+    path = tmp_path / "proof.gz"
+    path.write_bytes(gzip.compress("".join(line + "\n" for line in lines).encode()) + b"\x1f\x8b\x08garbage")
+    assert check_proof(formula, path).certified
+    text = "".join(line + "\n" for line in lines[:-1]).encode()
+    path.write_bytes(gzip.compress(text) + b"\x1f\x8b\x08garbage")  # a second member, cut in its header
+    refused(
+        check_proof(formula, path), "the gzip-compressed proof", f"ends early (the file is cut) after {len(text):,}"
+    )
+
+
+def test_the_clock_is_read_while_a_compressed_proof_unpacks(tmp_path: Path) -> None:
+    path = tmp_path / "blank.gz"
+    path.write_bytes(gzip.compress(b"\n" * (8 << 20)))
+    refused(check_proof(canonical_cnf(FIXED_UNSAT), path, seconds=1e-9), "out of checking time")
 
 
 # --- the plain Python path ----------------------------------------------------------

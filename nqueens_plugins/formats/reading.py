@@ -75,11 +75,22 @@ def refusal(info: os.stat_result) -> str | None:
         return "it is a FIFO (named pipe), not a regular file"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "it is a device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "it is a socket, not a regular file"
     if not stat.S_ISREG(mode):
         return "it is not a regular file"
     if info.st_dev in kernel_devices():
         return "it is a kernel file (/proc, /sys), not a regular file"
     return None
+
+
+def unopened(path: str | Path) -> str | None:
+    """Why a file that could not be opened is not one to read, where its kind says (a socket cannot be
+    opened at all: "No such device or address" would not tell the user why)."""
+    try:
+        return refusal(os.stat(path))
+    except OSError:
+        return None
 
 
 def open_regular(path: str | Path, what: str, limit: int) -> BinaryIO:
@@ -96,7 +107,7 @@ def open_regular(path: str | Path, what: str, limit: int) -> BinaryIO:
     except FileNotFoundError:
         raise BadInput(f"{what} {name!r} does not exist") from None
     except OSError as exc:
-        raise BadInput(f"cannot read {what} {name!r}: {exc.strerror or exc}") from None
+        raise BadInput(f"cannot read {what} {name!r}: {unopened(path) or exc.strerror or exc}") from None
     try:
         info = os.fstat(descriptor)
         why = refusal(info)

@@ -12,18 +12,29 @@ else RAT on its first literal; deletions drop clauses. The proof is certified
 when it derives the empty clause, or at once when unit propagation alone
 refutes the formula. Text DRAT and binary DRAT are both read; the kind is told
 from the first chunk, as drat-trim does (a byte no text proof holds means
-binary). Whatever the file holds, the answer is a ``CheckReport``: bad input
-is one line in ``reason``, never an exception and never a hang.
+binary). A proof kept compressed (gzip, bzip2, xz: told by its first bytes)
+is read as it unpacks, in the same chunks: the host keeps large proofs
+gzip-compressed, and a proof brought from elsewhere may come in any of the
+three. ``max_bytes`` bounds the bytes that come *out*, so a small file that
+unpacks to gigabytes is over budget after ``max_bytes``, never a hang or an
+exhausted memory. Whatever the file holds, the answer is a ``CheckReport``: bad
+input is one line in ``reason``, never an exception and never a hang.
 """
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import errno
 import functools
+import gzip
+import io
+import lzma
 import os
 import stat
 import time
+import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +56,10 @@ HARD_WORK = 1 << 16  # an operation over this much work is undone, the clock rea
 COMPACT_FROM = 1 << 20  # literals in the arena before deleted clauses are worth reclaiming
 SHOWN_LITERALS = 12  # literals of a failed lemma shown in the reason
 _TEXT_BYTES = b"\t\n\r\x0b\x0c" + bytes(range(0x20, 0x7F))  # what a text proof is made of
+# A compressed proof's first bytes (no text or binary DRAT proof starts with any of them). The formats layer
+# has the same table for the files it reads; the checker imports nothing of the package but the core.
+_MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+_STREAM_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)  # a cut (EOFError) or damaged stream
 
 
 @dataclass(frozen=True)
@@ -138,7 +153,9 @@ class _Ops:
     where: np.ndarray
     values: np.ndarray
     count: int = 0
-    error: str | None = None  # why parsing stopped after these operations, if it did
+    # Why parsing stopped after these operations, if it did: (status, line or byte, the bad value), said once
+    # the operations before it are applied (a message counts the lemmas before the bad clause).
+    error: tuple[int, int, int] | None = None
 
     @classmethod
     def empty(cls, operations: int, literals: int) -> _Ops:
@@ -174,6 +191,7 @@ class _Checker:
         self.lemmas = 0
         self.deletions = 0
         self.binary = False
+        self.last_where = 0  # the line (text) or byte (binary) of the last lemma applied
 
     def load_formula(self) -> None:
         """Store the formula's clauses (no check: they are the premises) and propagate its units."""
@@ -209,6 +227,8 @@ class _Checker:
             status, index = int(self.out[0]), int(self.out[1])
             done = int(lemma_before[index - 1]) if lemma_before is not None and index > 0 else 0
             if status == k.DONE:
+                if adds:
+                    self.last_where = int(ops.where[int(np.flatnonzero(ops.kinds[: ops.count] == k.LEMMA)[-1])])
                 self.lemmas += adds
                 self.deletions += ops.count - adds - int(np.count_nonzero(ops.kinds[: ops.count] == k.FORMULA))
                 return False
@@ -239,6 +259,13 @@ class _Checker:
         where = f"byte {int(ops.where[index]):,}" if self.binary else f"line {int(ops.where[index]):,}"
         return f"lemma {self.lemmas:,} ({where})"
 
+    def never_refuted(self) -> str:
+        """Why a proof read to its end is not a refutation, naming its last lemma (where a cut proof stops)."""
+        if not self.lemmas:
+            return "the proof never derives the empty clause (0 lemmas read)"
+        where = f"byte {self.last_where:,}" if self.binary else f"line {self.last_where:,}"
+        return f"the proof never derives the empty clause ({self.lemmas:,} lemmas read, the last at {where})"
+
     @staticmethod
     def shown(ops: _Ops, index: int) -> str:
         start, length = int(ops.starts[index]), int(ops.lengths[index])
@@ -258,9 +285,11 @@ def check_proof(
 ) -> CheckReport:
     """Check that ``proof`` (text or binary DRUP/DRAT) refutes ``formula``; see the module's docstring.
 
-    ``max_bytes`` bounds the file (its size is checked before reading and again
-    while reading), ``seconds`` the checking time, ``max_literals`` the literals
-    stored (formula and lemmas): past any of them the proof is not certified.
+    ``max_bytes`` bounds the file (its size is checked before reading) and the
+    bytes read from it (decompressed, for a compressed proof), ``seconds`` the
+    checking time, ``max_literals`` the literals stored (formula and lemmas):
+    past any of them the proof is not certified. The report's ``bytes`` is the
+    file's size on disk.
     """
     warm_up()
     started = time.perf_counter()
@@ -281,7 +310,7 @@ def check_proof(
             return report(True, None)
         if _read_and_check(checker, Path(proof), max_bytes):
             return report(True, None)
-        return report(False, f"the proof never derives the empty clause ({checker.lemmas:,} lemmas read)")
+        return report(False, checker.never_refuted())
     except _Refused as refused:
         return report(False, str(refused))
     except MemoryError:
@@ -348,23 +377,101 @@ def _open(path: Path) -> int:
     return fd
 
 
+class _Source:
+    """The proof's bytes, a chunk at a time: the file's own, or what its compressed stream unpacks to.
+
+    A plain file is read with ``os.read`` as it always was (the checker's speed
+    on plain proofs is its speed); a compressed one through the standard
+    library's decompressor, whose reads return at most what was asked, so memory
+    stays bounded whatever the stream unpacks to.
+    """
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self.fd, self.path = fd, path
+        self.kind = _compression(fd, path)
+        self.raw = None if self.kind is None else os.fdopen(fd, "rb", closefd=False)  # the descriptor stays ours
+        self.stream = None if self.raw is None else _decompressor(str(self.kind), self.raw)
+        self.read: Callable[[], bytes] = self._plain if self.stream is None else self._unpacked
+        self.unpacked = 0  # bytes that came out of the stream so far
+        self.broken: str | None = None  # why the stream stopped, said once what came before it is checked
+
+    def _plain(self) -> bytes:
+        try:
+            return os.read(self.fd, CHUNK)
+        except OSError as error:
+            raise _Refused(f"cannot read the proof {self.path}: {error.strerror}") from None
+
+    def _unpacked(self) -> bytes:
+        """Up to ``CHUNK`` unpacked bytes (a decompressor returns less per read): as few batches as a plain file.
+
+        At a break in the stream, what unpacked before it comes out first (the
+        proof may end before the break) and the break is said on the next read.
+        """
+        assert self.stream is not None
+        if self.broken is not None:
+            raise _Refused(self.broken)
+        parts: list[bytes] = []
+        size = 0
+        while size < CHUNK:
+            try:
+                part = self.stream.read1(CHUNK - size)  # one read under it: a break loses nothing before it
+            except _STREAM_ERRORS as error:
+                what = "ends early (the file is cut)" if isinstance(error, EOFError) else "is damaged"
+                self.broken = (
+                    f"the {self.kind}-compressed proof {self.path} {what} after {self.unpacked + size:,} bytes unpacked"
+                )
+                if not parts:
+                    raise _Refused(self.broken) from None
+                break
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+        self.unpacked += size
+        return b"".join(parts)
+
+    def close(self) -> None:
+        """Close the decompressor and its buffer (the descriptor is closed by its opener)."""
+        for stream in (self.stream, self.raw):
+            if stream is not None:
+                with contextlib.suppress(*_STREAM_ERRORS):
+                    stream.close()
+
+
+def _compression(fd: int, path: Path) -> str | None:
+    """The compression the file's first bytes announce, or None for a plain proof."""
+    try:
+        head = os.pread(fd, 6, 0)
+    except OSError as error:
+        raise _Refused(f"cannot read the proof {path}: {error.strerror}") from None
+    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+
+
+def _decompressor(kind: str, raw: io.BufferedReader) -> gzip.GzipFile | bz2.BZ2File | lzma.LZMAFile:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == "bzip2":
+        return bz2.BZ2File(raw)
+    return lzma.LZMAFile(raw)
+
+
 def _read_and_check(checker: _Checker, path: Path, max_bytes: int) -> bool:
     """Read the proof chunk by chunk, parse each into a batch and apply it; True once the empty clause is derived."""
     fd = _open(path)
+    source: _Source | None = None
     try:
+        source = _Source(fd, path)
         carry = b""
         read = 0
         line = 1
-        offset = 0  # the file offset of ``carry``'s first byte
+        offset = 0  # the offset of ``carry``'s first byte in the (unpacked) proof
         first = True
         while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError as error:
-                raise _Refused(f"cannot read the proof {path}: {error.strerror}") from None
+            chunk = source.read()
             read += len(chunk)
             if read > max_bytes:
-                raise _Refused(f"the proof grew past the {max_bytes:,}-byte limit while it was read")
+                unpacked = "" if source.kind is None else " (unpacked)"
+                raise _Refused(f"the proof{unpacked} grew past the {max_bytes:,}-byte limit while it was read")
             if first:
                 checker.binary = bool(chunk.translate(None, _TEXT_BYTES))  # a byte no text proof holds
                 first = False
@@ -374,7 +481,7 @@ def _read_and_check(checker: _Checker, path: Path, max_bytes: int) -> bool:
             if ops.count and checker.apply(ops):
                 return True
             if ops.error:
-                raise _Refused(ops.error)
+                raise _Refused(_parse_error(checker, *ops.error))
             carry = data[consumed:]
             offset += consumed
             if len(carry) > MAX_CARRY:
@@ -383,6 +490,8 @@ def _read_and_check(checker: _Checker, path: Path, max_bytes: int) -> bool:
                 return False
             checker.check_clock(checker.lemmas)
     finally:
+        if source is not None:
+            source.close()
         os.close(fd)
 
 
@@ -399,17 +508,16 @@ def _parse(checker: _Checker, data: bytes, eof: bool, line: int, offset: int) ->
     )  # fmt: skip
     status, consumed, ops.count, _, line_after, _, bad_where, bad = (int(v) for v in res)
     if status != k.PARSE_OK:  # the clauses before the bad one are checked first: a proof may end before it
-        ops.error = _parse_error(checker, status, bad_where, bad)
+        ops.error = (status, bad_where, bad)
     return ops, consumed, line_after
 
 
 def _parse_error(checker: _Checker, status: int, where: int, bad: int) -> str:
     place = f"byte {where:,}" if checker.binary else f"line {where:,}"
     kind = "binary proof" if checker.binary else "proof"
-    lemma = checker.lemmas + 1
     if status == k.PARSE_VARIABLE:
         return (
-            f"the clause after lemma {lemma - 1:,} ({place}) names variable {bad:,}, beyond the formula's "
+            f"the clause after lemma {checker.lemmas:,} ({place}) names variable {bad:,}, beyond the formula's "
             f"{checker.formula.variables:,} variables and the {EXTENSION_VARIABLES:,} extension variables allowed"
         )
     if status == k.PARSE_TRUNCATED:
