@@ -791,6 +791,7 @@ def check_proof(
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
     limits: Limits | None = None,
+    **limit_keywords: Unpack[LimitKeywords],
 ) -> ProofCheck:
     """Check a DRUP or DRAT proof that the instance has no solution, whoever wrote it.
 
@@ -804,7 +805,8 @@ def check_proof(
     The proof is checked by the host's own checker in a process of its own that imports
     no plugin (the same warm process a worker's certificates go to), under ``limits``'s
     ``check_timeout``, ``check_memory`` and ``certificate_size`` (the bytes the proof may
-    take, on disk and unpacked; None: the defaults, 60 s, 4 GiB, 1 GiB). What is wrong
+    take, on disk and unpacked; None: the defaults, 60 s, 4 GiB, 1 GiB; or as keywords,
+    ``check_timeout=30``). What is wrong
     with the proof is an answer (``rejected``, ``over-budget``); what the user can fix is
     a ``BadInput``: a proof path that does not exist or is not a regular file (a folder,
     a FIFO, a device; a symbolic link is followed to its target, which must be regular),
@@ -815,8 +817,8 @@ def check_proof(
     from nqueens_plugins.execution.certificates import check
     from nqueens_plugins.formats.reading import TooLarge
 
+    limits = limits_of(limits, DEFAULT_LIMITS, limit_keywords)
     problem = proof_instance(instance, fixed, blocked)
-    limits = limits_of(limits, DEFAULT_LIMITS)
     try:
         canonical_cnf(problem)  # refused here in one line, not by the checker
     except ValueError as exc:
