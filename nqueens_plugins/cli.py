@@ -248,7 +248,7 @@ def limit_options(
                 type=click.Path(file_okay=False, dir_okay=True, writable=True),
                 default=None,
                 metavar="DIR",
-                help="Keep each checked certificate in DIR (made if missing), named after its run, beside its "
+                help="Keep each checked certificate in DIR (made if missing, in a folder that exists), named after its run, beside its "
                 "instance's canonical CNF as DIMACS, for an outside checker (drat-trim); the record names it.",
             )(decorated)
             decorated = click.option(

@@ -52,6 +52,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
+import os
 import random
 import re
 import tarfile
@@ -66,6 +67,7 @@ from typing import IO, Any
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.output_files import check_new_folder
 from nqueens_plugins.formats.reading import (
     READ_ERRORS,
     TooLarge,
@@ -205,7 +207,7 @@ def expand_path(text: str) -> list[Path]:
         return matches
     path = Path(text)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        files = folder_files(path, text)
         if not files:
             raise BadInput(f"the folder {text!r} holds no instance files")
         return files
@@ -218,6 +220,42 @@ def expand_path(text: str) -> list[Path]:
             )
         return [shipped]
     return [path]
+
+
+def folder_files(folder: Path, text: str) -> list[Path]:
+    """Every regular file below ``folder`` whose name does not start with ``.``, in name order.
+
+    A folder is a snapshot taken while others may change it: a subfolder that vanishes during the walk held
+    nothing to read and is passed over; one that cannot be read is refused in one line (the instances below it
+    would be silently missing from a comparison that looks complete). Links to folders are not followed (a
+    link may point anywhere, or back up the tree in a loop)."""
+    unreadable: list[OSError] = []
+
+    def note(error: OSError) -> None:
+        if not isinstance(error, (FileNotFoundError, NotADirectoryError)):  # vanished: nothing was there to read
+            unreadable.append(error)
+
+    files: list[Path] = []
+    for root, _folders, names in os.walk(folder, onerror=note, followlinks=False):
+        files.extend(Path(root, name) for name in names if not name.startswith("."))
+        if unreadable:
+            break
+    if unreadable:
+        error = unreadable[0]
+        where = error.filename if error.filename is not None else str(folder)
+        raise BadInput(
+            f"cannot read the folder {where!r} inside {text!r}: {error.strerror or error}; the instances below it "
+            "would be missing"
+        )
+    return sorted(path for path in files if regular_file(path))
+
+
+def regular_file(path: Path) -> bool:
+    """Whether ``path`` is (or links to) a regular file now; False once it is gone."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 SHIPPED = ("diag-10-4-1.param", "blockedqueens.28.1449787894.param", "blockedqueens.56.1860451109.param")
@@ -612,8 +650,9 @@ def generate(kind: str, n: int, count: int, seed: int, parameter: int, out: Path
         raise BadInput(f"generate boards of 1..1000, not n = {n}")
     if not 1 <= count <= 100_000:
         raise BadInput(f"--count must be 1..100,000, not {count}")
+    check_new_folder(out, "--out")  # the folder named is made, never the folders above it
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)
     except OSError as exc:
         raise BadInput(f"cannot create {str(out)!r}: {exc.strerror}") from None
     written = []
