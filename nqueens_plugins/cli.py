@@ -1118,7 +1118,7 @@ def show_instance(instance: str, as_json: bool) -> None:
         click.echo(json.dumps(to_json(problem)))
         return
     click.echo(
-        f"{problem.label}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
+        f"{for_terminal(problem.label)}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
         f"{len(problem.blocked)} blocked squares, id {problem.id}"
     )
     reason = problem.contradiction()
@@ -1187,7 +1187,7 @@ def export_instance(
             limits=limits,
         )
     except api.ExportFailed as failure:
-        click.echo(f"nqueens: {failure}", err=True)
+        click.echo(f"nqueens: {for_terminal(str(failure))}", err=True)  # a plugin's words: shown, not sent
         sys.exit(EXIT_NOT_SOLVED)
     if output is None:
         click.echo(text, nl=False)

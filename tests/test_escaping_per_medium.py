@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,16 @@ def test_a_library_warning_never_carries_a_name_raw(tmp_path: Path, fmt: str) ->
     assert "UserWarning" not in done.stderr and ".py:" not in done.stderr
     warned = [line for line in done.stderr.splitlines() if "glyph" in line]
     assert len(warned) <= 1  # the characters a font lacks, in one line
+
+
+def test_an_archive_members_name_is_shown_not_sent(run_cli, tmp_path: Path) -> None:
+    """``instances show`` names the instance by its source: in an archive, a member name anyone may have chosen."""
+    folder = tmp_path / "family"
+    folder.mkdir()
+    (made,) = instances.generate("completion", 8, 1, 0, 3, folder)
+    archive = tmp_path / "family.tar"
+    with tarfile.open(archive, "w") as tar:
+        tar.add(made, arcname="ev\x1b]0;TITLE\x07il\x9b.param")
+    code, out, err = run_cli("instances", "show", str(archive))
+    assert code == 0, err
+    assert not any(char in out + err for char in RAW) and "\\x1b]0;TITLE\\x07il\\x9b" in out
