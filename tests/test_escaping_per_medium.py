@@ -146,6 +146,24 @@ def test_a_link_loop_in_a_folder_is_not_followed(tmp_path: Path) -> None:
     assert len(instances.load(str(folder))) == 2
 
 
+def test_a_pattern_does_not_follow_a_link_back_up_the_tree(tmp_path: Path, monkeypatch) -> None:
+    """``glob.glob`` followed ``sub/up -> ..`` forty levels deep (each instance read 41 times; two such links ran
+    for minutes): a pattern is matched on a walk that follows no link to a folder, each file once."""
+    folder = instance_folder(tmp_path)
+    (folder / "gone" / "up").symlink_to("..", target_is_directory=True)
+    (folder / "gone" / "deeper" / "x.param").write_text((next(folder.glob("*.param"))).read_text())
+    (folder / ".hidden").mkdir()
+    (folder / ".hidden" / "y.param").write_text("not read: hidden, as glob leaves it")
+    monkeypatch.chdir(tmp_path)
+    assert len(instances.load("family/**/*.param")) == 3
+    assert len(instances.load(str(folder / "*" / "*" / "*.param"))) == 1
+    assert len(instances.load("family/*.param")) == 2
+    failing_scandir(monkeypatch, "locked", PermissionError)
+    with pytest.raises(BadInput, match="cannot read the folder"):
+        instances.load("family/**/*.param")
+    assert len(instances.load("family/g*/*/*.param")) == 1  # a folder the pattern cannot reach is not listed
+
+
 RESULTS = (
     '{"type":"header","format":"nqueens-results","format_version":1}\n'
     '{"type":"run","record_version":2,"solver":"min-conflicts","name":"min-conflicts","options":{},"seed":0,'

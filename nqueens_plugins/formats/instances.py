@@ -49,7 +49,6 @@ A UTF-8 byte-order mark is skipped.
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
 import os
@@ -59,6 +58,7 @@ import tarfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from importlib import resources
 from itertools import accumulate
 from pathlib import Path
@@ -201,7 +201,7 @@ def split_selection(item: str) -> tuple[str, str | None]:
 
 def expand_path(text: str) -> list[Path]:
     if any(char in text for char in "*?["):
-        matches = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        matches = pattern_files(text)
         if not matches:
             raise BadInput(f"no instance file matches {text!r}")
         return matches
@@ -222,24 +222,75 @@ def expand_path(text: str) -> list[Path]:
     return [path]
 
 
-def folder_files(folder: Path, text: str) -> list[Path]:
-    """Every regular file below ``folder`` whose name does not start with ``.``, in name order.
+MAGIC = re.compile(r"[*?[]")
 
-    A folder is a snapshot taken while others may change it: a subfolder that vanishes during the walk held
-    nothing to read and is passed over; one that cannot be read is refused in one line (the instances below it
-    would be silently missing from a comparison that looks complete). Links to folders are not followed (a
-    link may point anywhere, or back up the tree in a loop)."""
+
+def pattern_files(text: str) -> list[Path]:
+    """The regular files a glob pattern (``*``, ``?``, ``[...]``, ``**`` for any folders) names, in name order.
+
+    Matched while the folders are walked as ``folder_files`` walks them, not by ``glob.glob``: that follows links
+    to folders, and a link back up the tree (``sub/up -> ..``) made ``data/**/*.param`` run for ever; a
+    folder that vanished in the meantime is passed over, one that cannot be read is refused in one line.
+    Only the folders the pattern can reach are listed."""
+    parts = Path(text).parts
+    fixed = next((index for index, part in enumerate(parts) if MAGIC.search(part)), len(parts))
+    base = Path(*parts[:fixed]) if fixed else Path(".")
+    rest = parts[fixed:]
+    if not rest:  # no magic after all (a name with no wildcard in it): the file itself, if it is one
+        return [base] if regular_file(base) else []
+    if not base.is_dir():
+        return []
+    found: list[Path] = []
+    for root, relative, folders, names in walk(base, text):
+        folders[:] = [name for name in folders if may_reach(rest, (*relative, name))]
+        found.extend(Path(root, name) for name in names if matches(rest, (*relative, name)))
+    return sorted(path for path in found if regular_file(path))
+
+
+def component_matches(pattern: str, name: str) -> bool:
+    """One path component against one of the pattern's, as glob does: a name starting with ``.`` is matched
+    only by a pattern that starts with ``.`` too."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatchcase(name, pattern)
+
+
+def matches(pattern: Sequence[str], path: Sequence[str]) -> bool:
+    """Whether the components of ``path`` (below the pattern's fixed folder) match the pattern's; ``**`` stands
+    for any number of folders, none included, but not hidden ones (as glob's)."""
+    if not pattern:
+        return not path
+    if pattern[0] == "**":
+        return matches(pattern[1:], path) or bool(path) and not path[0].startswith(".") and matches(pattern, path[1:])
+    return bool(path) and component_matches(pattern[0], path[0]) and matches(pattern[1:], path[1:])
+
+
+def may_reach(pattern: Sequence[str], folder: Sequence[str]) -> bool:
+    """Whether a file below ``folder`` could match: the walk lists no folder the pattern cannot reach."""
+    if not folder:
+        return bool(pattern)
+    if not pattern:
+        return False
+    if pattern[0] == "**":
+        return may_reach(pattern[1:], folder) or not folder[0].startswith(".") and may_reach(pattern, folder[1:])
+    return component_matches(pattern[0], folder[0]) and may_reach(pattern[1:], folder[1:])
+
+
+def walk(folder: Path, text: str) -> Iterator[tuple[str, tuple[str, ...], list[str], list[str]]]:
+    """``os.walk`` of ``folder`` without following links to folders (each root also given relative to
+    ``folder``, as its components); a subfolder that vanishes during the walk is passed over (nothing is there
+    to read), one that cannot be read is a ``BadInput`` naming it (the instances below it would be missing
+    from a comparison that looks complete). The caller may prune ``folders`` in place, as with ``os.walk``."""
     unreadable: list[OSError] = []
 
     def note(error: OSError) -> None:
-        if not isinstance(error, (FileNotFoundError, NotADirectoryError)):  # vanished: nothing was there to read
+        if not isinstance(error, (FileNotFoundError, NotADirectoryError)):
             unreadable.append(error)
 
-    files: list[Path] = []
-    for root, _folders, names in os.walk(folder, onerror=note, followlinks=False):
-        files.extend(Path(root, name) for name in names if not name.startswith("."))
+    for root, folders, names in os.walk(folder, onerror=note, followlinks=False):
         if unreadable:
             break
+        yield root, Path(root).relative_to(folder).parts, folders, names
     if unreadable:
         error = unreadable[0]
         where = error.filename if error.filename is not None else str(folder)
@@ -247,6 +298,18 @@ def folder_files(folder: Path, text: str) -> list[Path]:
             f"cannot read the folder {where!r} inside {text!r}: {error.strerror or error}; the instances below it "
             "would be missing"
         )
+
+
+def folder_files(folder: Path, text: str) -> list[Path]:
+    """Every regular file below ``folder`` whose name does not start with ``.``, in name order.
+
+    A folder is a snapshot taken while others may change it: a subfolder that vanishes during the walk held
+    nothing to read and is passed over; one that cannot be read is refused in one line (the instances below it
+    would be silently missing from a comparison that looks complete). Links to folders are not followed (a
+    link may point anywhere, or back up the tree in a loop)."""
+    files: list[Path] = []
+    for root, _relative, _folders, names in walk(folder, text):
+        files.extend(Path(root, name) for name in names if not name.startswith("."))
     return sorted(path for path in files if regular_file(path))
 
 
