@@ -140,10 +140,11 @@ def check_folder_exists(folder: Path, shown: str, flag: str) -> None:
         raise BadInput(f"cannot write {shown}: permission denied")
 
 
-def check_new_folder(folder: Path, flag: str, *, exists_ok: bool = True) -> None:
+def check_new_folder(folder: Path, flag: str) -> None:
     """Refuse, before any work, a folder an option names to be made (``--keep-proofs DIR``) whose parent is
     missing: that one folder is what the user asked for, a chain of folders above it is a typing mistake
-    (``/nonexistent/dir``). An existing folder is taken when ``exists_ok``; anything else there is refused."""
+    (``/nonexistent/dir``). An existing folder (or a link to one: the user's way to name it) is taken; anything
+    else there is refused."""
     shown = repr(str(folder))
     try:
         status = folder.lstat()
@@ -152,9 +153,7 @@ def check_new_folder(folder: Path, flag: str, *, exists_ok: bool = True) -> None
     except OSError as exc:
         raise BadInput(f"{flag} {shown}: {exc.strerror}") from None
     if status is not None:
-        if not exists_ok:
-            raise BadInput(f"{flag} {shown} exists: it is written as a new folder")
-        if not os.path.isdir(folder):  # a link to a folder is the user's own way to name it
+        if not os.path.isdir(folder):
             raise BadInput(f"{flag} {shown} is not a folder")
         return
     parent = folder.parent if str(folder.parent) else Path(".")
