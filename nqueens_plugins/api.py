@@ -217,7 +217,9 @@ def solve(
     ``trace=True`` records every step in ``result.trace`` (boards up to 64 and
     solvers that trace: every built-in does); a path also writes the trace file
     that ``nqueens animate`` reads (nothing is written when no trace came back:
-    the run was killed or its worker died).
+    the run was killed or its worker died), in a folder that exists, over an
+    earlier trace or an empty file only: any other file there is refused, as
+    ``compare``'s ``out`` refuses a file that is not its own.
     """
     limits = limits_of(limits, DEFAULT_LIMITS, limit_keywords(options))
     chosen = variant(solver, **options)
