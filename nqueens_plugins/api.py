@@ -33,7 +33,7 @@ from nqueens_plugins.execution.local import LocalExecutor, shared_executor
 from nqueens_plugins.execution.tasks import Task, check_countable, check_runnable
 from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
-from nqueens_plugins.formats.output_files import check_output
+from nqueens_plugins.formats.output_files import check_new_folder, check_output
 from nqueens_plugins.formats.reading import open_regular, read_bounded
 from nqueens_plugins.formats.records import ResultsFile
 from nqueens_plugins.loading import host
@@ -217,7 +217,9 @@ def solve(
     ``trace=True`` records every step in ``result.trace`` (boards up to 64 and
     solvers that trace: every built-in does); a path also writes the trace file
     that ``nqueens animate`` reads (nothing is written when no trace came back:
-    the run was killed or its worker died).
+    the run was killed or its worker died), in a folder that exists, over an
+    earlier trace or an empty file only: any other file there is refused, as
+    ``compare``'s ``out`` refuses a file that is not its own.
     """
     limits = limits_of(limits, DEFAULT_LIMITS, limit_keywords(options))
     chosen = variant(solver, **options)
@@ -225,7 +227,7 @@ def solve(
     trial = whole_number(trial, "trial", minimum=0)
     trace_file = Path(trace) if isinstance(trace, (str, Path)) else None
     if trace_file is not None:
-        check_output(trace_file, "a trace", reading=files_read([problem]), flag="--trace")
+        check_output(trace_file, "a trace", reading=files_read([problem]), flag="--trace", keep_others=True)
     traced = trace is not False and trace is not None
     if isolate:
         task = Task.solve(chosen, problem, limits, trial=trial, trace=traced)
@@ -575,8 +577,12 @@ def limits_of(limits: Limits | None, default: Limits, given: Mapping[str, Any] |
         if limits is not None:
             named = ", ".join(f"{name}=" for name in given)
             raise BadInput(f"give the limits as keywords ({named}) or as limits=nq.Limits(...), not both")
-        return dataclasses.replace(default, **given)
-    return default if limits is None else limits
+        chosen = dataclasses.replace(default, **given)
+    else:
+        chosen = default if limits is None else limits
+    if chosen.keep_proofs is not None:  # the folder is made when a proof is kept; its parent must exist now
+        check_new_folder(Path(chosen.keep_proofs), "--keep-proofs")
+    return chosen
 
 
 def jobs_of(jobs: int | None, executor: Executor | None) -> int:
@@ -1214,6 +1220,7 @@ def export_aslib(results: str | Path, folder: str | Path, *, notify: Notify | No
     target = Path(folder)
     if os.path.lexists(target):
         raise BadInput(f"{str(target)!r} exists: an ASlib scenario is written into a new folder")
+    check_new_folder(target, "-o")  # the scenario's folder is made; the one it goes in must exist
     loaded = Loaded()
     scenario = Scenario()
     for record in read_runs(Path(results), loaded):

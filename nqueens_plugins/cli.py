@@ -23,6 +23,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
@@ -44,7 +45,7 @@ from nqueens_plugins.core.limits import (
 )
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.formats.output_files import check_output, write_whole
-from nqueens_plugins.views.escaping import for_terminal, strict_json
+from nqueens_plugins.views.escaping import csv_for_terminal, for_terminal, printed_lines, strict_json
 
 EXIT_NOT_SOLVED = 1
 EXIT_BAD_INPUT = 2
@@ -248,7 +249,7 @@ def limit_options(
                 type=click.Path(file_okay=False, dir_okay=True, writable=True),
                 default=None,
                 metavar="DIR",
-                help="Keep each checked certificate in DIR (made if missing), named after its run, beside its "
+                help="Keep each checked certificate in DIR (made if missing, in a folder that exists), named after its run, beside its "
                 "instance's canonical CNF as DIMACS, for an outside checker (drat-trim); the record names it.",
             )(decorated)
             decorated = click.option(
@@ -782,7 +783,7 @@ def compare(
         tell(f"note: the table covers every run in {out}; this call added {watched.runs:,}")
         for line in certificates.lines():
             tell(f"note: {line}")
-    show(render_summary(rows, fmt))
+    show(render_summary(rows, fmt), fmt)
     watched.tell()
     if watched.rejected:
         sys.exit(EXIT_REJECTED)
@@ -859,7 +860,7 @@ def report(
         check_timeout=check_timeout,
     )
     if output is None:
-        show(shown)
+        show(shown, fmt)
     elif fmt == "html":
         click.echo(f"wrote {output} ({len(shown.encode()) / 1024:,.0f} KiB)")
     else:
@@ -1117,7 +1118,7 @@ def show_instance(instance: str, as_json: bool) -> None:
         click.echo(json.dumps(to_json(problem)))
         return
     click.echo(
-        f"{problem.label}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
+        f"{for_terminal(problem.label)}: n = {problem.n}, {len(problem.fixed)} fixed queens, "
         f"{len(problem.blocked)} blocked squares, id {problem.id}"
     )
     reason = problem.contradiction()
@@ -1186,7 +1187,7 @@ def export_instance(
             limits=limits,
         )
     except api.ExportFailed as failure:
-        click.echo(f"nqueens: {failure}", err=True)
+        click.echo(f"nqueens: {for_terminal(str(failure))}", err=True)  # a plugin's words: shown, not sent
         sys.exit(EXIT_NOT_SOLVED)
     if output is None:
         click.echo(text, nl=False)
@@ -1341,9 +1342,11 @@ def tell(line: str) -> None:
     click.echo(f"nqueens: {for_terminal(line)}", err=True)
 
 
-def show(renderable: Any) -> None:
+def show(renderable: Any, fmt: str | None = None) -> None:
+    """Print a table, or text in ``fmt`` (CSV's cells escaped for the terminal: ``escaping.csv_for_terminal``;
+    every line of any text shown, never sent, as a last guard)."""
     if isinstance(renderable, str):
-        click.echo(renderable)
+        click.echo(printed_lines(csv_for_terminal(renderable) if fmt == "csv" else renderable))
     else:
         make_console().print(renderable)
 
@@ -1366,6 +1369,15 @@ def terminated(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def one_line_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None
+) -> None:
+    """A library's Python warning (matplotlib's, numpy's) as one line on stderr, its text shown, never sent: it
+    may quote a name from a results file, a byte of it; its source line and path are for the library's
+    authors, not for the user of a command."""
+    click.echo(f"nqueens: warning: {for_terminal(str(message))}", err=True)
+
+
 def main() -> None:
     """Entry point: bad input (ours, or click's usage errors) becomes one line and exit status 2."""
     # A command started in the background inherits SIGINT ignored; an explicit `kill -INT`
@@ -1376,7 +1388,9 @@ def main() -> None:
     # (pychoco's solve) would keep waiting until its own time limit.
     signal.signal(signal.SIGTERM, terminated)
     try:
-        cli.main(standalone_mode=False)
+        with warnings.catch_warnings():  # restored on return: a test calling main() keeps its own
+            warnings.showwarning = one_line_warning
+            cli.main(standalone_mode=False)
     except BadInput as exc:
         fail(str(exc))
     except click.exceptions.Abort:

@@ -149,7 +149,11 @@ def test_what_cannot_be_kept_or_resumed_is_one_line(run_cli, tmp_path: Path) -> 
     ):
         code, _, err = run_cli("count", *args)
         assert code == 2 and words in err and err.count("\n") == 1, (args, err)
-    deep = tmp_path / "new" / "folder" / "pieces.jsonl"  # its folders are made, as for every --out
+    deep = tmp_path / "new" / "folder" / "pieces.jsonl"  # a missing folder is refused, as for every --out
+    with pytest.raises(BadInput, match="does not exist; make it first"):
+        nq.count("bitboard", 12, out=deep)
+    assert not (tmp_path / "new").exists()
+    deep.parent.mkdir(parents=True)
     assert nq.count("bitboard", 12, out=deep).verified is True and read(deep)[0]["n"] == 12
     with pytest.raises(BadInput, match="leave isolate on"):
         nq.count("bitboard", 8, out=tmp_path / "x.jsonl", isolate=False)

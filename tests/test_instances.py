@@ -478,6 +478,7 @@ def test_an_instance_is_exported_by_the_plugin_that_poses_it(fake_distribution, 
     code, out, err = run_cli("instances", "export", "-n", "5", "--format", "dimacs", "-s", "broken-exporter")
     assert code == 1 and "broken-exporter exported int, not text" in err
     written = tmp_path / "out" / "board.cnf"
+    written.parent.mkdir()  # an output's folder is the user's to make (docs/cli.md)
     code, _, err = run_cli(
         "instances",
         "export",

@@ -326,9 +326,9 @@ def test_html_report_bad_output_is_one_line(comparison: Path, tmp_path: Path, ru
     blocker = tmp_path / "a-file"
     blocker.write_text("a file where a folder would have to be")
     code, _, err = run_cli("report", str(comparison), "--format", "html", "-o", str(blocker / "r.html"))
-    assert code == 2 and "cannot make folder" in err and err.count("\n") == 1
+    assert code == 2 and "is not a folder" in err and err.count("\n") == 1
     code, _, err = run_cli("plot", str(comparison), "-o", str(blocker / "r.png"))
-    assert code == 2 and "cannot make folder" in err and err.count("\n") == 1
+    assert code == 2 and "is not a folder" in err and err.count("\n") == 1
 
 
 @needs_chromium

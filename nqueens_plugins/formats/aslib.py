@@ -128,7 +128,6 @@ def write_scenario(
             [[labels[key], 1, fold_of(labels[key]) + 1] for key in instances],
         ),
     }
-    folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         for file, text in files.items():

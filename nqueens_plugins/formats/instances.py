@@ -49,15 +49,16 @@ A UTF-8 byte-order mark is skipped.
 
 from __future__ import annotations
 
-import glob
 import hashlib
 import json
+import os
 import random
 import re
 import tarfile
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from importlib import resources
 from itertools import accumulate
 from pathlib import Path
@@ -66,6 +67,7 @@ from typing import IO, Any
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.formats.inputs import make_problem
+from nqueens_plugins.formats.output_files import check_new_folder
 from nqueens_plugins.formats.reading import (
     READ_ERRORS,
     TooLarge,
@@ -199,13 +201,13 @@ def split_selection(item: str) -> tuple[str, str | None]:
 
 def expand_path(text: str) -> list[Path]:
     if any(char in text for char in "*?["):
-        matches = sorted(Path(p) for p in glob.glob(text, recursive=True) if Path(p).is_file())
+        matches = pattern_files(text)
         if not matches:
             raise BadInput(f"no instance file matches {text!r}")
         return matches
     path = Path(text)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        files = folder_files(path, text)
         if not files:
             raise BadInput(f"the folder {text!r} holds no instance files")
         return files
@@ -218,6 +220,105 @@ def expand_path(text: str) -> list[Path]:
             )
         return [shipped]
     return [path]
+
+
+MAGIC = re.compile(r"[*?[]")
+
+
+def pattern_files(text: str) -> list[Path]:
+    """The regular files a glob pattern (``*``, ``?``, ``[...]``, ``**`` for any folders) names, in name order.
+
+    Matched while the folders are walked as ``folder_files`` walks them, not by ``glob.glob``: that follows links
+    to folders, and a link back up the tree (``sub/up -> ..``) made ``data/**/*.param`` run for ever; a
+    folder that vanished in the meantime is passed over, one that cannot be read is refused in one line.
+    Only the folders the pattern can reach are listed."""
+    parts = Path(text).parts
+    fixed = next((index for index, part in enumerate(parts) if MAGIC.search(part)), len(parts))
+    base = Path(*parts[:fixed]) if fixed else Path(".")
+    rest = parts[fixed:]
+    if not rest:  # no magic after all (a name with no wildcard in it): the file itself, if it is one
+        return [base] if regular_file(base) else []
+    if not base.is_dir():
+        return []
+    found: list[Path] = []
+    for root, relative, folders, names in walk(base, text):
+        folders[:] = [name for name in folders if may_reach(rest, (*relative, name))]
+        found.extend(Path(root, name) for name in names if matches(rest, (*relative, name)))
+    return sorted(path for path in found if regular_file(path))
+
+
+def component_matches(pattern: str, name: str) -> bool:
+    """One path component against one of the pattern's, as glob does: a name starting with ``.`` is matched
+    only by a pattern that starts with ``.`` too."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatchcase(name, pattern)
+
+
+def matches(pattern: Sequence[str], path: Sequence[str]) -> bool:
+    """Whether the components of ``path`` (below the pattern's fixed folder) match the pattern's; ``**`` stands
+    for any number of folders, none included, but not hidden ones (as glob's)."""
+    if not pattern:
+        return not path
+    if pattern[0] == "**":
+        return matches(pattern[1:], path) or bool(path) and not path[0].startswith(".") and matches(pattern, path[1:])
+    return bool(path) and component_matches(pattern[0], path[0]) and matches(pattern[1:], path[1:])
+
+
+def may_reach(pattern: Sequence[str], folder: Sequence[str]) -> bool:
+    """Whether a file below ``folder`` could match: the walk lists no folder the pattern cannot reach."""
+    if not folder:
+        return bool(pattern)
+    if not pattern:
+        return False
+    if pattern[0] == "**":
+        return may_reach(pattern[1:], folder) or not folder[0].startswith(".") and may_reach(pattern, folder[1:])
+    return component_matches(pattern[0], folder[0]) and may_reach(pattern[1:], folder[1:])
+
+
+def walk(folder: Path, text: str) -> Iterator[tuple[str, tuple[str, ...], list[str], list[str]]]:
+    """``os.walk`` of ``folder`` without following links to folders (each root also given relative to
+    ``folder``, as its components); a subfolder that vanishes during the walk is passed over (nothing is there
+    to read), one that cannot be read is a ``BadInput`` naming it (the instances below it would be missing
+    from a comparison that looks complete). The caller may prune ``folders`` in place, as with ``os.walk``."""
+    unreadable: list[OSError] = []
+
+    def note(error: OSError) -> None:
+        if not isinstance(error, (FileNotFoundError, NotADirectoryError)):
+            unreadable.append(error)
+
+    for root, folders, names in os.walk(folder, onerror=note, followlinks=False):
+        if unreadable:
+            break
+        yield root, Path(root).relative_to(folder).parts, folders, names
+    if unreadable:
+        error = unreadable[0]
+        where = error.filename if error.filename is not None else str(folder)
+        raise BadInput(
+            f"cannot read the folder {where!r} inside {text!r}: {error.strerror or error}; the instances below it "
+            "would be missing"
+        )
+
+
+def folder_files(folder: Path, text: str) -> list[Path]:
+    """Every regular file below ``folder`` whose name does not start with ``.``, in name order.
+
+    A folder is a snapshot taken while others may change it: a subfolder that vanishes during the walk held
+    nothing to read and is passed over; one that cannot be read is refused in one line (the instances below it
+    would be silently missing from a comparison that looks complete). Links to folders are not followed (a
+    link may point anywhere, or back up the tree in a loop)."""
+    files: list[Path] = []
+    for root, _relative, _folders, names in walk(folder, text):
+        files.extend(Path(root, name) for name in names if not name.startswith("."))
+    return sorted(path for path in files if regular_file(path))
+
+
+def regular_file(path: Path) -> bool:
+    """Whether ``path`` is (or links to) a regular file now; False once it is gone."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 SHIPPED = ("diag-10-4-1.param", "blockedqueens.28.1449787894.param", "blockedqueens.56.1860451109.param")
@@ -612,8 +713,9 @@ def generate(kind: str, n: int, count: int, seed: int, parameter: int, out: Path
         raise BadInput(f"generate boards of 1..1000, not n = {n}")
     if not 1 <= count <= 100_000:
         raise BadInput(f"--count must be 1..100,000, not {count}")
+    check_new_folder(out, "--out")  # the folder named is made, never the folders above it
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        out.mkdir(exist_ok=True)
     except OSError as exc:
         raise BadInput(f"cannot create {str(out)!r}: {exc.strerror}") from None
     written = []

@@ -52,9 +52,10 @@ def formula_name(problem: Problem) -> str:
 
 
 def keep_proof(source: Path, folder: Path, label: str, problem: Problem, trial: int, seed: int) -> str:
-    """Copy the checked proof at ``source`` into ``folder`` (made if missing) beside its instance's canonical CNF
+    """Copy the checked proof at ``source`` into ``folder`` (made if missing, but not its parent: a user names one
+    folder, ``output_files.check_new_folder`` checked its parent before any work) beside its instance's canonical CNF
     (written once); the kept proof's path, as ``folder`` was given. OSError if either cannot be written."""
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(exist_ok=True)
     name = proof_name(label, problem, trial, seed)
     compress = source.stat().st_size > COMPRESS_FROM
     target = folder / (name + ".gz" if compress else name)

@@ -27,6 +27,7 @@ from typing import Any, TypeGuard
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import TRACE_EVENTS, TRACED_UP_TO, replay
 from nqueens_plugins.formats.drawing import ATTACKED, BLOCKED, DARK, LIGHT, QUEEN, attacked_columns, attacking_pairs
+from nqueens_plugins.formats.output_files import write_whole
 
 FORMAT = "nqueens-trace"
 MAX_FRAMES = 2000
@@ -69,10 +70,9 @@ def plain(value: Any, depth: int) -> Any:
 
 
 def write_trace(result: Any, path: Path) -> None:
-    try:
-        path.write_text(json.dumps(trace_document(result), default=int) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise BadInput(f"cannot write trace {str(path)!r}: {exc.strerror}") from None
+    """The trace file, whole or not at all (``output_files.write_whole``): an earlier trace stays as it was if
+    the disk fills."""
+    write_whole(path, json.dumps(trace_document(result), default=int) + "\n")
 
 
 def read_trace(path: Path) -> dict[str, Any]:

@@ -11,7 +11,16 @@ abused, so each has its own escape:
   HTML would pass into the rendered page;
 * CSV: a cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
   return is a formula to a spreadsheet (``=HYPERLINK(...)``): it is quoted
-  with a leading ``'``, as OWASP advises;
+  with a leading ``'``, as OWASP advises. CSV written to a file (``-o``) keeps
+  every other byte a name holds, in CSV's own quoting: it is data for a
+  program. CSV printed on stdout is read on a terminal (directly, or at the end
+  of ``| head``, ``| less -R``, a CI log), so each cell is escaped as the table's
+  are (``csv_for_terminal``), whether or not stdout is a terminal right now: a
+  pipe is no promise that no terminal is at its end, and a program that wants
+  the exact names has ``-o``;
+* anything else printed on stdout as text (``printed_lines``): every line's
+  control characters shown, the line breaks between lines kept, a last guard
+  under the per-medium escapes;
 * JSON: ``NaN`` and ``Infinity`` are not JSON (Python writes them by default),
   so a non-finite number is written as ``null``;
 * a link in an HTML page to a local file named in a results file (a kept proof):
@@ -22,16 +31,28 @@ abused, so each has its own escape:
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import json
 import math
 import os
 import re
 import urllib.parse
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["for_csv", "for_href", "for_markdown", "for_terminal", "strict_json"]
+__all__ = [
+    "csv_for_terminal",
+    "csv_text",
+    "for_csv",
+    "for_href",
+    "for_markdown",
+    "for_terminal",
+    "printed_lines",
+    "strict_json",
+]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -66,6 +87,36 @@ def for_csv(value: Any) -> Any:
     if NUMBER.fullmatch(value):
         return value
     return "'" + value
+
+
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    """CSV lines, one per row, ended by ``\\n``, with every cell that holds a ``\\r`` or a ``\\n`` quoted.
+
+    Python's writer quotes a cell holding a character of its line terminator only: with ``\\n`` as terminator a
+    bare ``\\r`` inside a name went out unquoted, and a reader took it for the end of a record (a row split in
+    two, its cells shifted). Each row is written with RFC 4180's ``\\r\\n`` as terminator, so both characters
+    are quoted in a cell, and that terminator is then replaced by ``\\n``."""
+    lines = []
+    for row in rows:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\r\n").writerow(row)
+        lines.append(buffer.getvalue().removesuffix("\r\n"))
+    return "\n".join(lines)
+
+
+def csv_for_terminal(text: str) -> str:
+    """CSV text as it is printed on stdout: each cell's control characters shown as text (``for_terminal``), so
+    ``ESC ] 0;TITLE BEL`` or a C1 CSI cannot drive the terminal and a line break inside a cell cannot pass for
+    another record; CSV's quoting is kept (a cell with ``,`` or ``"`` is still one cell)."""
+    if all(line.isprintable() for line in text.split("\n")):
+        return text  # no cell holds a control character or a line break: the usual case, as it was
+    return csv_text([for_terminal(cell) for cell in row] for row in csv.reader(io.StringIO(text, newline="")))
+
+
+def printed_lines(text: str) -> str:
+    """Text printed on a terminal line by line: the line breaks kept, every other character that is not printable
+    shown as an escape. A last guard under the escapes of each medium, which have already made their text safe."""
+    return "\n".join(map(for_terminal, text.split("\n")))
 
 
 def for_href(target: str | os.PathLike[str], page_folder: str | os.PathLike[str]) -> str:

@@ -20,9 +20,12 @@ for it. The format follows the output's extension: PNG, SVG or PDF.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
-from collections.abc import Mapping
+import re
+import warnings
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +33,10 @@ from nqueens_plugins.core.errors import BadInput, install_hint
 from nqueens_plugins.formats.output_files import write_whole
 from nqueens_plugins.results.statistics import ecdf, ert_interval
 from nqueens_plugins.results.summary import Group, GroupKey, natural_order, summary_rows
+from nqueens_plugins.views.escaping import for_terminal
 
 FORMATS = (".png", ".svg", ".pdf")
+MISSING_GLYPH = re.compile(r"Glyph (\d+) \(.*\) missing from (current )?font", re.DOTALL)
 MAX_ECDF_PANELS = 4
 
 
@@ -77,11 +82,12 @@ def plot_results(groups: Mapping[GroupKey, Group], output: Path) -> None:
     check_output(output)
     buffer = io.BytesIO()
     plt = pyplot()
-    figure = build_figure(groups, plt)
-    try:
-        figure.savefig(buffer, format=output.suffix.lower().lstrip("."))
-    finally:
-        plt.close(figure)
+    with glyphs_summarised():
+        figure = build_figure(groups, plt)
+        try:
+            figure.savefig(buffer, format=output.suffix.lower().lstrip("."))
+        finally:
+            plt.close(figure)
     write_whole(output, buffer.getvalue())
 
 
@@ -89,11 +95,12 @@ def svg_figure(groups: Mapping[GroupKey, Group]) -> str:
     """The same figure as an SVG document, for the HTML report."""
     buffer = io.StringIO()
     plt = pyplot()
-    figure = build_figure(groups, plt)
-    try:
-        figure.savefig(buffer, format="svg", metadata={"Date": None})  # the same file for the same runs
-    finally:
-        plt.close(figure)
+    with glyphs_summarised():
+        figure = build_figure(groups, plt)
+        try:
+            figure.savefig(buffer, format="svg", metadata={"Date": None})  # the same file for the same runs
+        finally:
+            plt.close(figure)
     text = buffer.getvalue()
     return text[text.index("<svg") :]  # inline: no XML prolog or doctype
 
@@ -101,8 +108,34 @@ def svg_figure(groups: Mapping[GroupKey, Group]) -> str:
 def as_text(text: str) -> str:
     """Text from a results file drawn as written: anyone may write those files, and matplotlib parses ``$...$``
     as TeX (a solver named ``$\\frac{$`` raised, 300 nested ``\\sqrt{`` overflowed the stack). An escaped
-    dollar is a dollar; the axes' own tick labels keep their TeX (``10^{-2}``)."""
-    return text.replace("$", r"\$")
+    dollar is a dollar; the axes' own tick labels keep their TeX (``10^{-2}``). Control characters are drawn as
+    the terminal shows them (``\\x1b``): no font has a glyph for them, and matplotlib's warning about each
+    missing glyph would carry the raw byte to the user's terminal."""
+    return for_terminal(text).replace("$", r"\$")
+
+
+@contextlib.contextmanager
+def glyphs_summarised() -> Iterator[None]:
+    """matplotlib's warnings while a figure is drawn, with its "Glyph N missing from font" warnings (two lines
+    each, with a source path, one per character of a name from the file) made one warning that lists the
+    characters, escaped; any other warning goes on as it came."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    missing: set[str] = set()
+    for warning in caught:
+        found = MISSING_GLYPH.match(str(warning.message))
+        if found is not None:
+            missing.add(chr(int(found.group(1))))
+        else:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename, warning.lineno)
+    if missing:
+        shown = for_terminal("".join(sorted(missing)[:20])) + (", ..." if len(missing) > 20 else "")
+        warnings.warn(
+            f"{len(missing)} characters of the names have no glyph in the figure's font and are drawn as boxes: "
+            f"{shown}",
+            stacklevel=3,
+        )
 
 
 def percent(fraction: float | None) -> float:

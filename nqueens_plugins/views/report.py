@@ -7,7 +7,6 @@ cross-check tables. It renders; it computes nothing
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 from collections import Counter
@@ -26,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nqueens_plugins.core.problem import Status
-from nqueens_plugins.views.escaping import for_csv, for_markdown, for_terminal, strict_json
+from nqueens_plugins.views.escaping import csv_text, for_csv, for_markdown, for_terminal, strict_json
 
 if TYPE_CHECKING:  # types only: listing plugins need not import the service, the records or the statistics
     from nqueens_plugins.execution.judge import CountResult, Result
@@ -468,15 +467,11 @@ def render_baseline(baseline: str, rows: list[BaselineRow], fmt: str) -> Any:
     if fmt == "json":
         return strict_json({"baseline": baseline, "rows": [asdict(row) for row in rows]}, indent=2)
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
         from nqueens_plugins.results.summary import BaselineRow
 
         names = [field.name for field in dataclasses.fields(BaselineRow)]
-        writer.writerow(["baseline", *names])
-        for row in rows:
-            writer.writerow([for_csv(baseline), *(for_csv(getattr(row, name)) for name in names)])
-        return buffer.getvalue().rstrip("\n")
+        records = ([for_csv(baseline), *(for_csv(getattr(row, name)) for name in names)] for row in rows)
+        return csv_text([["baseline", *names], *records])
 
     with_instances = any(row.instance for row in rows)
     headers = baseline_headers(baseline, with_instances)
@@ -658,15 +653,10 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     if fmt == "json":
         return strict_json([asdict(row) for row in rows], indent=2)
     if fmt == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
         from nqueens_plugins.results.summary import SummaryRow
 
         names = [field.name for field in dataclasses.fields(SummaryRow)]
-        writer.writerow(names)
-        for row in rows:
-            writer.writerow([for_csv(getattr(row, name)) for name in names])
-        return buffer.getvalue().rstrip("\n")
+        return csv_text([names, *([for_csv(getattr(row, name)) for name in names] for row in rows)])
     columns = summary_columns(rows)
     if fmt == "markdown":
         lines = ["| " + " | ".join(title for title, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
