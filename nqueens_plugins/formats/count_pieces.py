@@ -345,8 +345,8 @@ def piece_of(raw: bytes, pieces: int, name: str, number: int) -> dict[str, Any] 
         if cut_short(text, exc):
             return None  # nothing of it is counted, so nothing can be forged by it: the piece is counted again
         refuse(name, number, "not a JSON line")
-    except ValueError:  # NaN, Infinity, a number of more than 4,300 digits
-        refuse(name, number, "not a JSON line")
+    except ValueError as exc:  # NaN, Infinity, a number of more than 4,300 digits, a key twice
+        refuse(name, number, "a key twice in one object" if "key twice" in str(exc) else "not a JSON line")
     if not isinstance(piece, dict) or piece.get("type") != "piece":
         refuse(name, number, "not a piece")
     if "index" not in piece or whole(piece["index"]) is None:
@@ -389,8 +389,18 @@ def decode(raw: bytes) -> Any:
 
 
 def decode_strict(text: str) -> Any:
-    """json.loads without NaN and Infinity (not JSON; a count never writes them)."""
-    return json.loads(text, parse_constant=no_constant)
+    """json.loads without NaN and Infinity (not JSON; a count never writes them), and without a key twice
+    in one object: ``json.loads`` keeps the last of two, so ``{"solutions": 237, "solutions": 99999}``
+    would read as a line it was never written as (a count writes each key once)."""
+    return json.loads(text, parse_constant=no_constant, object_pairs_hook=no_repeated_key)
+
+
+def no_repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of a pieces line, refused (ValueError: "not a JSON line") if it names a key twice."""
+    table = dict(pairs)
+    if len(table) != len(pairs):
+        raise ValueError("a key twice in one object")
+    return table
 
 
 def no_constant(word: str) -> NoReturn:

@@ -15,6 +15,14 @@ Blocks: block ``b`` is board ``b mod B`` of the race's ``B`` boards with trial
 start. The held-out test runs the best configuration and the solver's defaults
 on trials from ``HELD_OUT_TRIAL`` on, seeds the race never used, and on the
 instances set aside for it when the boards are instance files.
+
+A file being resumed may have been changed since the tune wrote it, and one forged
+record can decide a race. So before the race, every kept run's iterations must be
+a 64-bit whole number, and a sample of the kept runs (``verify_resumed``: 10 % by
+default, at least one, drawn by the operating system's randomness) is made again
+through the same service with the same seed and trial and compared with what the
+file says (``results/resume_checks.run_mismatch``): one that differs refuses the
+file (``RejectedFile``).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.errors import BadInput, RejectedFile
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant, parse_spec, resolve_options
@@ -34,10 +42,19 @@ from nqueens_plugins.core.space import Space
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
-from nqueens_plugins.formats.records import Loaded, ResultsFile, ResultsWriter, read_runs, run_record, scan_records
+from nqueens_plugins.formats.records import (
+    Loaded,
+    ResultsFile,
+    ResultsWriter,
+    instance_label,
+    read_runs,
+    run_record,
+    scan_records,
+)
 from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.results.held_out import HeldOut, held_out
 from nqueens_plugins.results.racing import GOALS, run_cost
+from nqueens_plugins.results.resume_checks import DEFAULT_FRACTION, absurd_iterations, draw_sample, run_mismatch
 from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, smallest_budget
 from nqueens_plugins.workflows.grid import run_key
 
@@ -212,8 +229,10 @@ def tune(
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,
     warn: Notify | None = None,
+    verify_resumed: float = DEFAULT_FRACTION,
 ) -> Tuning:
-    """Run the tune ``setup`` describes and its held-out test (module docstring); seed: ``setup.limits.seed``."""
+    """Run the tune ``setup`` describes and its held-out test (module docstring); seed: ``setup.limits.seed``.
+    ``verify_resumed``: the share of the resumed file's runs made again to check it (0: trust the file)."""
     started = time.monotonic()
     writer = None
     known: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -228,12 +247,65 @@ def tune(
         with given_or_local(executor, 0) as backend:
             workers = backend.jobs if isinstance(backend, LocalExecutor) else 1
             maker = RunMaker(setup, backend, writer, known)
+            if known:
+                check_resumed(maker, out.path if out is not None else Path(), verify_resumed)
             outcome, race_records = race_with(maker, setup, progress)
             test_records = held_out_test(maker, setup, outcome.best)
     finally:
         if writer is not None:
             writer.close()
     return Tuning(setup, outcome, race_records, test_records, time.monotonic() - started, workers)
+
+
+def run_named(record: Mapping[str, Any]) -> str:
+    """A kept run as a message names it: its configuration, board, trial and seed."""
+    board = instance_label(record) or f"n = {record.get('n')}"
+    return f"the run of {record.get('solver')} on {board}, trial {record.get('trial')}, seed {record.get('seed')}"
+
+
+def check_resumed(maker: RunMaker, path: Path, fraction: float) -> None:
+    """Refuse (``RejectedFile``) a resumed file whose runs cannot be what the tune made: iterations that are
+    no run's (always), or a sample of its runs, ``fraction`` of them, that made again come out otherwise."""
+    setup = maker.setup
+    for record in maker.known.values():
+        absurd = absurd_iterations(record)
+        if absurd is not None:
+            raise RejectedFile(
+                f"{str(path)!r}: {run_named(record)}: {absurd}, so the file was changed since the tune wrote it "
+                "and nothing of it is used; tune again with another --out"
+            )
+    boards = {problem.id: problem for problem in (*setup.boards, *setup.held_out)}
+    runs: list[tuple[Task[Any], dict[str, Any]]] = []
+    for key, record in maker.known.items():
+        label, _, instance, trial, seed = key
+        if instance not in boards or seed != setup.limits.seed:
+            continue  # a run this tune never asks for: never used, so never checked
+        try:
+            variant = maker.variant(label)
+        except (BadInput, AssertionError):
+            continue  # a configuration this solver does not label so: never asked for either
+        runs.append((Task.solve(variant, boards[instance], setup.limits, trial=trial), record))
+    chosen = draw_sample(range(len(runs)), fraction)
+    if not chosen:
+        return
+    kept = {run_key(runs[i][0]): runs[i][1] for i in chosen}
+    for task, result in maker.backend.map([runs[i][0] for i in chosen]):
+        again = run_record(result.to_dict(), None, result.timeout)
+        record = kept[run_key(task)]
+        differs = run_mismatch(record, again, setup.limits.timeout, deterministic=builtin(task.variant))
+        if differs is not None:
+            raise RejectedFile(f"{str(path)!r}: {run_named(record)} says {differs}, " + REFUSED)
+
+
+def builtin(variant: Variant) -> bool:
+    """Whether a configuration's solver is a built-in one: seeded, it takes the same steps on any machine."""
+    return type(variant.solver).__module__.startswith("nqueens_plugins.builtin.")
+
+
+REFUSED = (
+    "so the file was changed since the tune wrote it and nothing of it is used; tune again with another "
+    "--out, or --verify-resumed 0 (verify_resumed=0) to trust its runs as they are"
+)
 
 
 def race_with(
