@@ -587,7 +587,9 @@ def count(
         fail("--resume continues the count kept in --out FILE: give --out too")
     from nqueens_plugins.results.resume_checks import check_fraction
 
-    check_fraction(verify_resumed)
+    trusted = check_fraction(verify_resumed) == 0
+    if resume and trusted:
+        tell(f"note: --verify-resumed 0: the pieces in {out} are added up as the file says, none counted again")
     how_long = None  # the solver's estimate for a count that takes days, said before the count and after
     refused = plan.needs_confirmation and not yes
     if plan.long and (refused or not as_json):  # the estimate takes a second: only where it is shown
@@ -995,7 +997,9 @@ def tune(
         raise BadInput("--resume needs --out FILE")
     from nqueens_plugins.results.resume_checks import check_fraction
 
-    check_fraction(verify_resumed)
+    trusted = check_fraction(verify_resumed) == 0
+    if resume and trusted:
+        tell(f"note: --verify-resumed 0: the runs in {out} are taken as the file says, none made again")
     boards: Any = api.problems_of(instance) if instance is not None else inputs.parse_sizes(sizes or "")
     command = " ".join(["nqueens", *sys.argv[1:]])
     results = api.ResultsFile(Path(out), resume, command) if out is not None else None

@@ -69,6 +69,18 @@ def test_a_forged_piece_counted_again_refuses_the_resume_naming_the_piece_and_bo
     assert out.read_bytes() == before  # nothing written to a refused file
 
 
+def test_verify_resumed_0_trusts_the_file_and_says_so(finished: Path, tmp_path: Path, run_cli: Any) -> None:
+    out = copy(finished, tmp_path)
+    lines = out.read_text().splitlines()
+    piece = json.loads(lines[1])
+    lines[1] = json.dumps({**piece, "solutions": piece["solutions"] + 1})
+    out.write_text("\n".join(lines) + "\n")
+    code, shown, err = counted(run_cli, out, "--resume", "--verify-resumed", "0", "--json")
+    assert code == 0, err  # what the user asked for: the file's word, said to be that
+    assert json.loads(shown)["solutions"] == 13_701 and json.loads(shown)["counters"]["parts_checked"] == 0
+    assert "note: --verify-resumed 0: the pieces in " in err and "none counted again" in err
+
+
 def test_a_piece_line_naming_a_key_twice_is_refused(finished: Path, tmp_path: Path, run_cli: Any) -> None:
     out = copy(finished, tmp_path)
     lines = out.read_text().splitlines()
@@ -79,7 +91,7 @@ def test_a_piece_line_naming_a_key_twice_is_refused(finished: Path, tmp_path: Pa
     )
     assert lines[1].count('"solutions"') == 2
     out.write_text("\n".join(lines) + "\n")
-    code, _, err = counted(run_cli, out, "--resume", "--verify-resumed", "0")
+    code, _, err = counted(run_cli, out, "--resume")  # refused as it is read, before any piece is counted
     assert code == 2 and "line 2: a key twice in one object" in err and err.count("\n") == 1
 
 
@@ -219,7 +231,7 @@ def test_iterations_no_run_has_refuse_the_resume_even_when_the_file_is_trusted(
     out = forged_tune(tuned, tmp_path, {"iterations": 1e30})
     code, _, err = run_cli(*TUNE, "--out", str(out), "--resume", "--verify-resumed", "0")
     assert code == 3 and "iterations 1e+30 is not a whole number from 0 to 2^63 - 1" in err
-    assert err.count("\n") == 1
+    assert err.startswith("nqueens: note: --verify-resumed 0: the runs in ") and err.count("\n") == 2
 
 
 def test_a_tune_resumed_unchanged_and_checked_whole_ends_as_it_did(
