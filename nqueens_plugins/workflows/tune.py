@@ -42,10 +42,12 @@ from nqueens_plugins.core.space import Space
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
+from nqueens_plugins.formats.reading import compressed
 from nqueens_plugins.formats.records import (
     Loaded,
     ResultsFile,
     ResultsWriter,
+    grid_difference,
     instance_label,
     read_runs,
     run_record,
@@ -235,26 +237,46 @@ def tune(
     ``verify_resumed``: the share of the resumed file's runs made again to check it (0: trust the file)."""
     started = time.monotonic()
     writer = None
-    known: dict[tuple[Any, ...], dict[str, Any]] = {}
-    if out is not None:
-        writer = ResultsWriter(out.path, resume=out.resume, command=out.command, grid=setup.describe())
-        for warning in writer.warnings:
+
+    def open_writer(out: ResultsFile) -> ResultsWriter:
+        opened = ResultsWriter(out.path, resume=out.resume, command=out.command, grid=setup.describe())
+        for warning in opened.warnings:
             if warn is not None:
                 warn(warning)
-        if writer.done:
-            known = {record_key(record): record for record in read_runs(out.path) if "tune" in record}
+        return opened
+
+    # the runs of a file this tune resumes, checked before it is opened for writing: a refused file is left as it was
+    known = resumed_runs(out, setup) if out is not None else {}
+    if out is not None and not known:
+        writer = open_writer(out)  # nothing to check: refused at once if it cannot be written or is another tune's
     try:
         with given_or_local(executor, 0) as backend:
             workers = backend.jobs if isinstance(backend, LocalExecutor) else 1
+            if out is not None and known:
+                check_resumed(RunMaker(setup, backend, None, known), out.path, verify_resumed)
+                writer = open_writer(out)
+                if not writer.done:  # emptied since it was read: nothing of it answers
+                    known = {}
             maker = RunMaker(setup, backend, writer, known)
-            if known:
-                check_resumed(maker, out.path if out is not None else Path(), verify_resumed)
             outcome, race_records = race_with(maker, setup, progress)
             test_records = held_out_test(maker, setup, outcome.best)
     finally:
         if writer is not None:
             writer.close()
     return Tuning(setup, outcome, race_records, test_records, time.monotonic() - started, workers)
+
+
+def resumed_runs(out: ResultsFile, setup: TuneSetup) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The tune runs of the file ``out`` resumes, by run key, read before it is opened for writing; none
+    when it is not resumed, is empty or compressed, or holds another tune (``ResultsWriter`` then says why)."""
+    path = out.path
+    if not out.resume or not path.is_file() or path.stat().st_size == 0 or compressed(path) is not None:
+        return {}
+    loaded = Loaded()
+    runs = {record_key(record): record for record in read_runs(path, loaded)}
+    if grid_difference(loaded.headers, runs, setup.describe()):
+        return {}
+    return {key: record for key, record in runs.items() if "tune" in record}
 
 
 def run_named(record: Mapping[str, Any]) -> str:
