@@ -234,6 +234,18 @@ def test_iterations_no_run_has_refuse_the_resume_even_when_the_file_is_trusted(
     assert out.read_bytes() == before
 
 
+def test_seconds_no_run_under_the_time_limit_has_refuse_the_resume(
+    tuned: tuple[Path, str], tmp_path: Path, run_cli: Any
+) -> None:
+    from nqueens_plugins.results.resume_checks import absurd_numbers
+
+    out = forged_tune(tuned, tmp_path, {"seconds": 1e300})
+    code, _, err = run_cli(*TUNE, "--out", str(out), "--resume", "--verify-resumed", "0")
+    assert code == 3 and "1e+300 seconds under a time limit of 20 s" in err
+    assert absurd_numbers({"seconds": 260.0}, 20.0) is None and absurd_numbers({"seconds": 261.0}, 20.0) is not None
+    assert absurd_numbers({"seconds": 1e9}, None) is None  # no limit: no bound
+
+
 def test_a_tune_resumed_unchanged_and_checked_whole_ends_as_it_did(
     tuned: tuple[Path, str], tmp_path: Path, run_cli: Any
 ) -> None:

@@ -57,6 +57,20 @@ def draw_sample(kept: Iterable[T], fraction: float, chooser: random.Random | Non
     return (chooser or random.SystemRandom()).sample(list(items), size) if size else []
 
 
+def absurd_numbers(record: Mapping[str, Any], timeout: float | None) -> str | None:
+    """Why a kept run's numbers cannot be a run's, or None: its iterations (``absurd_iterations``), and
+    its seconds, which under a time limit cannot pass ``NOISE_FACTOR`` times it plus a minute (a run is
+    killed from outside soon after its limit; the reader takes any finite number, such as 1e300, which
+    would sink a configuration in a time-based race)."""
+    absurd = absurd_iterations(record)
+    if absurd is not None:
+        return absurd
+    seconds = record.get("seconds")
+    if timeout is not None and isinstance(seconds, (int, float)) and seconds > NOISE_FACTOR * timeout + 60:
+        return f"{seconds:.3g} seconds under a time limit of {timeout:g} s"
+    return None
+
+
 def absurd_iterations(record: Mapping[str, Any]) -> str | None:
     """Why a kept run's iterations cannot be a run's, or None: they are null or a whole number from 0 to
     ``MAX_ITERATIONS`` (the results file's reader takes any finite number, such as 1e30, which would

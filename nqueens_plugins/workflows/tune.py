@@ -18,7 +18,7 @@ instances set aside for it when the boards are instance files.
 
 A file being resumed may have been changed since the tune wrote it, and one forged
 record can decide a race. So before the race, every kept run's iterations must be
-a 64-bit whole number, and a sample of the kept runs (``verify_resumed``: 10 % by
+a 64-bit whole number and its seconds within reach of the time limit, and a sample of the kept runs (``verify_resumed``: 10 % by
 default, at least one, drawn by the operating system's randomness) is made again
 through the same service with the same seed and trial and compared with what the
 file says (``results/resume_checks.run_mismatch``): one that differs refuses the
@@ -56,7 +56,7 @@ from nqueens_plugins.formats.records import (
 from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.results.held_out import HeldOut, held_out
 from nqueens_plugins.results.racing import GOALS, run_cost
-from nqueens_plugins.results.resume_checks import DEFAULT_FRACTION, absurd_iterations, draw_sample, run_mismatch
+from nqueens_plugins.results.resume_checks import DEFAULT_FRACTION, absurd_numbers, draw_sample, run_mismatch
 from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, smallest_budget
 from nqueens_plugins.workflows.grid import run_key
 
@@ -286,11 +286,11 @@ def run_named(record: Mapping[str, Any]) -> str:
 
 
 def check_resumed(maker: RunMaker, path: Path, fraction: float) -> None:
-    """Refuse (``RejectedFile``) a resumed file whose runs cannot be what the tune made: iterations that are
-    no run's (always), or a sample of its runs, ``fraction`` of them, that made again come out otherwise."""
+    """Refuse (``RejectedFile``) a resumed file whose runs cannot be what the tune made: iterations or seconds
+    that are no run's (always), or a sample of its runs, ``fraction`` of them, that made again come out otherwise."""
     setup = maker.setup
     for record in maker.known.values():
-        absurd = absurd_iterations(record)
+        absurd = absurd_numbers(record, setup.limits.timeout)
         if absurd is not None:
             raise RejectedFile(
                 f"{str(path)!r}: {run_named(record)}: {absurd}, so the file was changed since the tune wrote it "
