@@ -12,11 +12,12 @@ counters and seconds. Lines are appended as pieces come back; a last line cut
 short by a kill is ignored on resume.
 
 A pieces file may come from anyone, and what it holds is added to the count
-unchecked by any solver, so it is read as untrusted input: a regular file of at
+without being counted again (``workflows/counting.py`` counts only a sample of it
+again, unless OEIS checks the total), so it is read as untrusted input: a regular file of at
 most ``MAX_FILE_BYTES`` (special files, folders and /proc files are refused before
 anything is read), lines of at most ``MAX_LINE_BYTES``, and every piece one of
 this count's split, each index once (a repeat with the same count aside), its counts
-whole numbers, none negative.
+whole numbers, none negative, no key twice in a line (``json.loads`` would keep the last).
 Anything else refuses the whole file in one line naming the line: a count that
 quietly skipped a forged line would still be wrong. One command at a time
 writes a pieces file (an exclusive ``flock``, as ``records.ResultsWriter`` takes).
