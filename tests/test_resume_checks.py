@@ -142,6 +142,10 @@ def test_a_fraction_out_of_range_is_one_line_and_exit_2(tmp_path: Path, run_cli:
     assert code == 2 and "--verify-resumed is a fraction from 0" in err and err.count("\n") == 1
     with pytest.raises(BadInput, match="verify_resumed is a fraction"):
         nq.count("bitboard", 8, out=tmp_path / "q.jsonl", verify_resumed=float(fraction))
+    with pytest.raises(BadInput, match="verify_resumed is a fraction"):
+        nq.tune("simulated-annealing", "cooling=0.5..0.9", [8], budget=20, verify_resumed=float(fraction))
+    code, _, err = run_cli(*TUNE, "--out", str(tmp_path / "t.jsonl"), "--resume", "--verify-resumed", fraction)
+    assert code == 2 and "--verify-resumed is a fraction from 0" in err and err.count("\n") == 1
 
 
 def test_the_sample_is_a_tenth_rounded_up_at_least_one_and_none_at_0() -> None:
