@@ -281,6 +281,7 @@ def count(
     progress: Callable[[int, int], None] | None = None,
     out: str | Path | None = None,
     resume: bool = False,
+    verify_resumed: float = 0.1,
     **options: Any,
 ) -> CountResult:
     """Count all solutions with a complete solver, checked against OEIS where known (plain boards).
@@ -293,6 +294,10 @@ def count(
     ``progress`` hears each piece come back. With ``out``, it is split too and
     each finished piece is kept in that file as it ends; ``resume=True`` then
     counts only the pieces the file does not hold (a stopped count continues).
+    A file may have been changed since: unless OEIS knows the total, a sample of
+    its pieces, ``verify_resumed`` of them (0.1: a tenth, at least one, drawn at
+    random by the operating system; 1: all; 0: trust the file), is counted again,
+    and one that comes out otherwise refuses the file (``RejectedFile``).
     The limits may be given as keywords instead (``timeout=60``).
     ``count_plan`` says beforehand what ``nqueens count`` decides: whether a count
     this long should be confirmed first, the solver's estimate, how many workers.
@@ -302,6 +307,9 @@ def count(
     problem = problem_of(n, instance, fixed, blocked)
     if resume and out is None:
         raise BadInput("resume continues the count kept in out: give out too")
+    from nqueens_plugins.results.resume_checks import check_fraction
+
+    verify_resumed = check_fraction(verify_resumed, "verify_resumed")
     if out is not None:
         from nqueens_plugins.formats.count_pieces import KIND as PIECES_KIND
         from nqueens_plugins.formats.count_pieces import check_pieces_file
@@ -319,7 +327,7 @@ def count(
     if progress is not None or out is not None or backend.splits_counts:
         from nqueens_plugins.workflows.counting import count_in_parts
 
-        return count_in_parts(backend, task, progress, out, resume)
+        return count_in_parts(backend, task, progress, out, resume, verify_resumed)
     return backend.run(task)
 
 
@@ -1084,6 +1092,7 @@ def tune(
     out: str | Path | ResultsFile | None = None,
     notify: Notify | None = None,
     progress: Callable[[int], None] | None = None,
+    verify_resumed: float = 0.1,
     **limit_keywords: Unpack[LimitKeywords],
 ) -> Tuning:
     """Tune ``solver``'s options by iterated racing (irace's scheme, ``results/tuning.py``) and test the best
@@ -1098,15 +1107,20 @@ def tune(
     (0: none). ``limits`` hold each run's time limit and the seed the race draws from (None: 10 s, seed 0;
     or its fields as keywords).
     Every run is made as ``compare`` makes it and appended to ``out`` as it ends;
-    ``ResultsFile(path, resume=True)`` resumes a tune. ``progress(runs)`` hears the runs made so far.
+    ``ResultsFile(path, resume=True)`` resumes a tune: a file may have been changed since, so its runs'
+    iterations must be whole numbers, and ``verify_resumed`` of its runs (0.1: a tenth, at least one, drawn
+    at random by the operating system; 1: all; 0: trust the file) are made again, one that comes out
+    otherwise refusing the file (``RejectedFile``). ``progress(runs)`` hears the runs made so far.
     Needs scipy (the ``report`` extra) for the Friedman test."""
     from nqueens_plugins.core.space import parse_space
+    from nqueens_plugins.results.resume_checks import check_fraction
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.tuning import Budget
     from nqueens_plugins.workflows.tune import TuneSetup, split_boards
     from nqueens_plugins.workflows.tune import tune as run_tune
 
     limits = limits_of(limits, COMPARE_LIMITS, limit_keywords)
+    verify_resumed = check_fraction(verify_resumed, "verify_resumed")
     require_scipy("tuning (the Friedman test)")
     chosen = variant(solver)
     if chosen.given:
@@ -1127,7 +1141,12 @@ def tune(
     if note:
         tell(f"note: {note}")
     tuned = run_tune(
-        setup, out=results, executor=executor, progress=progress, warn=lambda text: tell(f"warning: {text}")
+        setup,
+        out=results,
+        executor=executor,
+        progress=progress,
+        warn=lambda text: tell(f"warning: {text}"),
+        verify_resumed=verify_resumed,
     )
     if note:
         tuned.notes.append(f"Note: {note}.")

@@ -30,7 +30,7 @@ from typing import Any, TextIO, TypeVar
 
 import click
 
-from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.errors import BadInput, RejectedFile
 from nqueens_plugins.core.limits import (
     CERTIFICATE_SIZE,
     CERTIFY_CHOICES,
@@ -68,14 +68,19 @@ EXIT_STATUSES = {
 BAD_INPUT_STATUS = "2 bad input (one line on stderr)"
 REJECTED_STATUS = "3 the verifier rejected an answer or a count"
 PROOF_REJECTED_STATUS = "3 the proof is rejected (the first lemma that fails, or what else is wrong with it)"
+RESUME_REJECTED_STATUS = "3 --resume refused: a kept answer made again came out otherwise (the file was changed)"
 INTERRUPTED_STATUS = "130 interrupted"
 
 
 def exit_statuses(command: str) -> str:
     """The epilog of a command's --help: its exit statuses."""
     statuses = [EXIT_STATUSES.get(command, "0 done"), BAD_INPUT_STATUS]
-    if command in ("solve", "count", "compare"):
+    if command in ("solve", "compare"):
         statuses.append(REJECTED_STATUS)
+    if command == "count":
+        statuses.append(f"{REJECTED_STATUS}, or {RESUME_REJECTED_STATUS[2:]}")
+    if command == "tune":
+        statuses.append(RESUME_REJECTED_STATUS)
     if command == "check-proof":
         statuses.append(PROOF_REJECTED_STATUS)
     return "Exit status: " + "; ".join([*statuses, INTERRUPTED_STATUS]) + "."
@@ -154,9 +159,9 @@ PREPARE_HELP = (
 )
 
 
-def fail(message: str) -> None:
+def fail(message: str, status: int = EXIT_BAD_INPUT) -> None:
     click.echo(f"nqueens: error: {for_terminal(message)}", err=True)  # it may quote a file: one line, shown
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(status)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -527,6 +532,16 @@ def race(
     help="Keep each finished piece of the count in this file as it ends, so --resume can continue a stopped count.",
 )
 @click.option("--resume", is_flag=True, help="Count only the pieces --out does not hold yet, and add them up.")
+@click.option(
+    "--verify-resumed",
+    "verify_resumed",
+    type=float,
+    default=0.1,
+    show_default=True,
+    metavar="FRACTION",
+    help="With --resume, the share of the pieces in --out counted again to check the file (at least one; "
+    "1: all, 0: trust the file); none when OEIS checks the total. One that comes out otherwise: exit 3.",
+)
 @output_option
 @executor_options
 def count(
@@ -542,6 +557,7 @@ def count(
     progress: bool | None,
     out: str | None,
     resume: bool,
+    verify_resumed: float,
     show_output: bool,
     executor_kind: str,
     scheduler: str | None,
@@ -570,6 +586,11 @@ def count(
     )
     if resume and out is None:
         fail("--resume continues the count kept in --out FILE: give --out too")
+    from nqueens_plugins.results.resume_checks import check_fraction
+
+    trusted = check_fraction(verify_resumed) == 0
+    if resume and trusted:
+        tell(f"note: --verify-resumed 0: the pieces in {out} are added up as the file says, none counted again")
     how_long = None  # the solver's estimate for a count that takes days, said before the count and after
     refused = plan.needs_confirmation and not yes
     if plan.long and (refused or not as_json):  # the estimate takes a second: only where it is shown
@@ -590,6 +611,7 @@ def count(
             progress=shown,
             out=out,
             resume=resume,
+            verify_resumed=verify_resumed,
         )
     if as_json:
         click.echo(strict_json(result.to_dict()))
@@ -928,6 +950,16 @@ def select(
 @click.option("--jobs", type=COUNT, default=0, show_default=True, help="Worker processes; 0 means one per core.")
 @click.option("--out", default=None, help="Append each run's record to this JSON-lines file as it finishes.")
 @click.option("--resume", is_flag=True, help="Continue the tune in --out: runs already there are not made again.")
+@click.option(
+    "--verify-resumed",
+    "verify_resumed",
+    type=float,
+    default=0.1,
+    show_default=True,
+    metavar="FRACTION",
+    help="With --resume, the share of the runs in --out made again to check the file (at least one; 1: all, "
+    "0: trust the file). One that comes out otherwise: exit 3.",
+)
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Short for --format json.")
 @click.option("--progress/--no-progress", default=None, help="Live count of runs (default: on a terminal).")
@@ -944,6 +976,7 @@ def tune(
     jobs: int,
     out: str | None,
     resume: bool,
+    verify_resumed: float,
     fmt: str,
     as_json: bool,
     progress: bool | None,
@@ -963,13 +996,19 @@ def tune(
         raise BadInput("give board sizes (-n 64,128) or instance files (--instances FILES), one of the two")
     if resume and out is None:
         raise BadInput("--resume needs --out FILE")
+    from nqueens_plugins.results.resume_checks import check_fraction
+
+    trusted = check_fraction(verify_resumed) == 0
+    if resume and trusted:
+        tell(f"note: --verify-resumed 0: the runs in {out} are taken as the file says, none made again")
     boards: Any = api.problems_of(instance) if instance is not None else inputs.parse_sizes(sizes or "")
     command = " ".join(["nqueens", *sys.argv[1:]])
     results = api.ResultsFile(Path(out), resume, command) if out is not None else None
     show_progress = progress if progress is not None else sys.stderr.isatty()
     with api.executor_for(executor_kind, scheduler, jobs) as executor, runs_counter(show_progress) as counted:
         tuned = api.tune(solver, space, boards, budget=budget, goal=goal, test_runs=test_runs, limits=limits,
-                         executor=executor, out=results, notify=tell, progress=counted)  # fmt: skip
+                         executor=executor, out=results, notify=tell, progress=counted,
+                         verify_resumed=verify_resumed)  # fmt: skip
     show(api.tune_view(tuned, fmt))
 
 
@@ -1391,6 +1430,8 @@ def main() -> None:
         with warnings.catch_warnings():  # restored on return: a test calling main() keeps its own
             warnings.showwarning = one_line_warning
             cli.main(standalone_mode=False)
+    except RejectedFile as exc:  # a forged file to resume: refused as a rejected answer is
+        fail(str(exc), EXIT_REJECTED)
     except BadInput as exc:
         fail(str(exc))
     except click.exceptions.Abort:

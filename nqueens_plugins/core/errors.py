@@ -1,7 +1,8 @@
 """Core layer, any process: the two kinds of failure the host tells apart.
 
 ``BadInput`` is the user's to fix: the CLI prints its message as one line and
-exits with status 2. ``PluginError`` is a plugin's fault: it is recorded against
+exits with status 2 (``RejectedFile``, a file whose answers the host made again and found
+changed, with status 3, as a rejected answer). ``PluginError`` is a plugin's fault: it is recorded against
 that plugin and the host goes on.
 """
 
@@ -12,6 +13,11 @@ from importlib import metadata
 
 class BadInput(ValueError):
     """Input the user can correct: a bad size, an unknown solver or option, a bad file."""
+
+
+class RejectedFile(BadInput):
+    """A file a resume was handed whose kept answers do not hold up when made again (a forged count's
+    piece, a forged tune run): refused whole, as the verifier refuses an answer (exit status 3)."""
 
 
 class PluginError(RuntimeError):

@@ -12,11 +12,12 @@ counters and seconds. Lines are appended as pieces come back; a last line cut
 short by a kill is ignored on resume.
 
 A pieces file may come from anyone, and what it holds is added to the count
-unchecked by any solver, so it is read as untrusted input: a regular file of at
+without being counted again (``workflows/counting.py`` counts only a sample of it
+again, unless OEIS checks the total), so it is read as untrusted input: a regular file of at
 most ``MAX_FILE_BYTES`` (special files, folders and /proc files are refused before
 anything is read), lines of at most ``MAX_LINE_BYTES``, and every piece one of
 this count's split, each index once (a repeat with the same count aside), its counts
-whole numbers, none negative.
+whole numbers, none negative, no key twice in a line (``json.loads`` would keep the last).
 Anything else refuses the whole file in one line naming the line: a count that
 quietly skipped a forged line would still be wrong. One command at a time
 writes a pieces file (an exclusive ``flock``, as ``records.ResultsWriter`` takes).
@@ -345,8 +346,8 @@ def piece_of(raw: bytes, pieces: int, name: str, number: int) -> dict[str, Any] 
         if cut_short(text, exc):
             return None  # nothing of it is counted, so nothing can be forged by it: the piece is counted again
         refuse(name, number, "not a JSON line")
-    except ValueError:  # NaN, Infinity, a number of more than 4,300 digits
-        refuse(name, number, "not a JSON line")
+    except ValueError as exc:  # NaN, Infinity, a number of more than 4,300 digits, a key twice
+        refuse(name, number, "a key twice in one object" if "key twice" in str(exc) else "not a JSON line")
     if not isinstance(piece, dict) or piece.get("type") != "piece":
         refuse(name, number, "not a piece")
     if "index" not in piece or whole(piece["index"]) is None:
@@ -389,8 +390,18 @@ def decode(raw: bytes) -> Any:
 
 
 def decode_strict(text: str) -> Any:
-    """json.loads without NaN and Infinity (not JSON; a count never writes them)."""
-    return json.loads(text, parse_constant=no_constant)
+    """json.loads without NaN and Infinity (not JSON; a count never writes them), and without a key twice
+    in one object: ``json.loads`` keeps the last of two, so ``{"solutions": 237, "solutions": 99999}``
+    would read as a line it was never written as (a count writes each key once)."""
+    return json.loads(text, parse_constant=no_constant, object_pairs_hook=no_repeated_key)
+
+
+def no_repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object of a pieces line, refused (ValueError: "not a JSON line") if it names a key twice."""
+    table = dict(pairs)
+    if len(table) != len(pairs):
+        raise ValueError("a key twice in one object")
+    return table
 
 
 def no_constant(word: str) -> NoReturn:

@@ -15,6 +15,14 @@ Blocks: block ``b`` is board ``b mod B`` of the race's ``B`` boards with trial
 start. The held-out test runs the best configuration and the solver's defaults
 on trials from ``HELD_OUT_TRIAL`` on, seeds the race never used, and on the
 instances set aside for it when the boards are instance files.
+
+A file being resumed may have been changed since the tune wrote it, and one forged
+record can decide a race. So before the race, every kept run's iterations must be
+a 64-bit whole number and its seconds within reach of the time limit, and a sample of the kept runs (``verify_resumed``: 10 % by
+default, at least one, drawn by the operating system's randomness) is made again
+through the same service with the same seed and trial and compared with what the
+file says (``results/resume_checks.run_mismatch``): one that differs refuses the
+file (``RejectedFile``).
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.errors import BadInput, RejectedFile
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant, parse_spec, resolve_options
@@ -34,10 +42,21 @@ from nqueens_plugins.core.space import Space
 from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
-from nqueens_plugins.formats.records import Loaded, ResultsFile, ResultsWriter, read_runs, run_record, scan_records
+from nqueens_plugins.formats.reading import compressed
+from nqueens_plugins.formats.records import (
+    Loaded,
+    ResultsFile,
+    ResultsWriter,
+    grid_difference,
+    instance_label,
+    read_runs,
+    run_record,
+    scan_records,
+)
 from nqueens_plugins.formats.records import run_key as record_key
 from nqueens_plugins.results.held_out import HeldOut, held_out
 from nqueens_plugins.results.racing import GOALS, run_cost
+from nqueens_plugins.results.resume_checks import DEFAULT_FRACTION, absurd_numbers, draw_sample, run_mismatch
 from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, smallest_budget
 from nqueens_plugins.workflows.grid import run_key
 
@@ -212,21 +231,32 @@ def tune(
     executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,
     warn: Notify | None = None,
+    verify_resumed: float = DEFAULT_FRACTION,
 ) -> Tuning:
-    """Run the tune ``setup`` describes and its held-out test (module docstring); seed: ``setup.limits.seed``."""
+    """Run the tune ``setup`` describes and its held-out test (module docstring); seed: ``setup.limits.seed``.
+    ``verify_resumed``: the share of the resumed file's runs made again to check it (0: trust the file)."""
     started = time.monotonic()
     writer = None
-    known: dict[tuple[Any, ...], dict[str, Any]] = {}
-    if out is not None:
-        writer = ResultsWriter(out.path, resume=out.resume, command=out.command, grid=setup.describe())
-        for warning in writer.warnings:
+
+    def open_writer(out: ResultsFile) -> ResultsWriter:
+        opened = ResultsWriter(out.path, resume=out.resume, command=out.command, grid=setup.describe())
+        for warning in opened.warnings:
             if warn is not None:
                 warn(warning)
-        if writer.done:
-            known = {record_key(record): record for record in read_runs(out.path) if "tune" in record}
+        return opened
+
+    # the runs of a file this tune resumes, checked before it is opened for writing: a refused file is left as it was
+    known = resumed_runs(out, setup) if out is not None else {}
+    if out is not None and not known:
+        writer = open_writer(out)  # nothing to check: refused at once if it cannot be written or is another tune's
     try:
         with given_or_local(executor, 0) as backend:
             workers = backend.jobs if isinstance(backend, LocalExecutor) else 1
+            if out is not None and known:
+                check_resumed(RunMaker(setup, backend, None, known), out.path, verify_resumed)
+                writer = open_writer(out)
+                if not writer.done:  # emptied since it was read: nothing of it answers
+                    known = {}
             maker = RunMaker(setup, backend, writer, known)
             outcome, race_records = race_with(maker, setup, progress)
             test_records = held_out_test(maker, setup, outcome.best)
@@ -234,6 +264,70 @@ def tune(
         if writer is not None:
             writer.close()
     return Tuning(setup, outcome, race_records, test_records, time.monotonic() - started, workers)
+
+
+def resumed_runs(out: ResultsFile, setup: TuneSetup) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """The tune runs of the file ``out`` resumes, by run key, read before it is opened for writing; none
+    when it is not resumed, is empty or compressed, or holds another tune (``ResultsWriter`` then says why)."""
+    path = out.path
+    if not out.resume or not path.is_file() or path.stat().st_size == 0 or compressed(path) is not None:
+        return {}
+    loaded = Loaded()
+    runs = {record_key(record): record for record in read_runs(path, loaded)}
+    if grid_difference(loaded.headers, runs, setup.describe()):
+        return {}
+    return {key: record for key, record in runs.items() if "tune" in record}
+
+
+def run_named(record: Mapping[str, Any]) -> str:
+    """A kept run as a message names it: its configuration, board, trial and seed."""
+    board = instance_label(record) or f"n = {record.get('n')}"
+    return f"the run of {record.get('solver')} on {board}, trial {record.get('trial')}, seed {record.get('seed')}"
+
+
+def check_resumed(maker: RunMaker, path: Path, fraction: float) -> None:
+    """Refuse (``RejectedFile``) a resumed file whose runs cannot be what the tune made: iterations or seconds
+    that are no run's (always), or a sample of its runs, ``fraction`` of them, that made again come out otherwise."""
+    setup = maker.setup
+    for record in maker.known.values():
+        absurd = absurd_numbers(record, setup.limits.timeout)
+        if absurd is not None:
+            raise RejectedFile(
+                f"{str(path)!r}: {run_named(record)}: {absurd}, so the file was changed since the tune wrote it "
+                "and nothing of it is used; tune again with another --out"
+            )
+    boards = {problem.id: problem for problem in (*setup.boards, *setup.held_out)}
+    runs: list[tuple[Task[Any], dict[str, Any]]] = []
+    for key, record in maker.known.items():
+        label, _, instance, trial, seed = key
+        if instance not in boards or seed != setup.limits.seed:
+            continue  # a run this tune never asks for: never used, so never checked
+        try:
+            variant = maker.variant(label)
+        except (BadInput, AssertionError):
+            continue  # a configuration this solver does not label so: never asked for either
+        runs.append((Task.solve(variant, boards[instance], setup.limits, trial=trial), record))
+    chosen = draw_sample(range(len(runs)), fraction)
+    if not chosen:
+        return
+    kept = {run_key(runs[i][0]): runs[i][1] for i in chosen}
+    for task, result in maker.backend.map([runs[i][0] for i in chosen]):
+        again = run_record(result.to_dict(), None, result.timeout)
+        record = kept[run_key(task)]
+        differs = run_mismatch(record, again, setup.limits.timeout, deterministic=builtin(task.variant))
+        if differs is not None:
+            raise RejectedFile(f"{str(path)!r}: {run_named(record)} says {differs}, " + REFUSED)
+
+
+def builtin(variant: Variant) -> bool:
+    """Whether a configuration's solver is a built-in one: seeded, it takes the same steps on any machine."""
+    return type(variant.solver).__module__.startswith("nqueens_plugins.builtin.")
+
+
+REFUSED = (
+    "so the file was changed since the tune wrote it and nothing of it is used; tune again with another "
+    "--out, or --verify-resumed 0 (verify_resumed=0) to trust its runs as they are"
+)
 
 
 def race_with(
