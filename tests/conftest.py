@@ -1,4 +1,9 @@
-"""Shared fixtures: fake installed distributions, a fresh registry, an in-process CLI."""
+"""Shared fixtures: fake installed distributions, a fresh registry, an in-process CLI; and the tests of the
+repository (its README, docs, examples, pyproject.toml) told apart from the tests of the package.
+
+The suite runs twice in CI (.ci/run): against this checkout's source (an editable install), and again, copied
+out of the checkout, against the wheels installed into a fresh venv. A test that reads the repository rather than
+the package is marked ``@pytest.mark.repository("what it reads")``; in the second run it is skipped, saying so."""
 
 from __future__ import annotations
 
@@ -9,12 +14,49 @@ from pathlib import Path
 
 import pytest
 
+import nqueens_plugins
 from nqueens_plugins.core.cache_folder import CACHE_VARIABLE
 from nqueens_plugins.loading import host, probe, session
 from nqueens_plugins.proofs.jit import NO_JIT_VARIABLE
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))  # test helper modules (hostile solvers) importable by worker processes
+# A plugin distribution of its own, with its own tests: test_legacy_plugin.py installs it and runs them there.
+collect_ignore = ["legacy-plugin"]
+
+# The checkout these tests belong to, when they run from one: its README, docs/, examples/, plugins/.
+REPOSITORY = HERE.parent
+TESTED_PACKAGE = Path(nqueens_plugins.__file__).resolve().parent
+# The package under test is this checkout's source (an editable install, or PYTHONPATH), not one installed from a
+# wheel: only then do the repository's files describe the code being tested.
+TESTING_THE_CHECKOUT = TESTED_PACKAGE == (REPOSITORY / "nqueens_plugins").resolve()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "repository(what): reads the repository (what: which of its files), not only the installed package; "
+        "skipped when the package under test is not this checkout's (the run against installed wheels)",
+    )
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    if TESTING_THE_CHECKOUT:
+        return f"nqueens_plugins: {TESTED_PACKAGE} (this checkout's source)"
+    return f"nqueens_plugins: {TESTED_PACKAGE} (installed: the tests of the repository are skipped)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if TESTING_THE_CHECKOUT:
+        return
+    for item in items:
+        marker = item.get_closest_marker("repository")
+        if marker is not None:
+            reason = (
+                f"tests the repository ({marker.args[0]}), not the package: nqueens_plugins here is "
+                f"{TESTED_PACKAGE}, not this checkout's; the run from the checkout tests it"
+            )
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(scope="session")

@@ -177,6 +177,7 @@ def host_imports(source: str) -> set[str]:
     return {module for module in found if module.split(".")[0] == "nqueens_plugins"} - PUBLIC_MODULES
 
 
+@pytest.mark.repository("the plugin distributions' sources in plugins/")
 def test_plugins_and_their_tests_import_only_the_public_surface() -> None:
     files = sorted(PLUGINS.glob("nqueens-*/nqueens_*/**/*.py")) + sorted(PLUGINS.glob("nqueens-*/tests/*.py"))
     assert len(files) >= 24, files  # eight distributions: their modules and their tests

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "nqueens_plugins"
-PYPROJECT = PACKAGE.parent / "pyproject.toml"
+import nqueens_plugins
+
+# The package under test, wherever it is imported from: this checkout's source, or the files a wheel installed.
+PACKAGE = Path(nqueens_plugins.__file__).resolve().parent
+PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
 
 # What a module's first docstring line starts with, by where the module lives.
 LAYER_OF_FOLDER = {
@@ -61,12 +64,14 @@ def lint_imports(config: Path, search_path: Path | None = None) -> subprocess.Co
     )
 
 
+@pytest.mark.repository("the import contracts in pyproject.toml")
 def test_the_import_contracts_in_pyproject_are_kept() -> None:
     done = lint_imports(PYPROJECT)
     assert "Layers run one way KEPT" in done.stdout
     assert done.returncode == 0, done.stdout[done.stdout.find("Contracts") :] + done.stderr
 
 
+@pytest.mark.repository("the import contracts in pyproject.toml")
 def test_the_layer_contract_would_catch_an_upward_import(tmp_path: Path) -> None:
     """A contract that can never fail proves nothing: here one is broken on purpose, in a copy."""
     for path in PACKAGE.rglob("*.py"):

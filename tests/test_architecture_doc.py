@@ -7,7 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 import nqueens_plugins
+
+pytestmark = pytest.mark.repository("docs/architecture.md, plugins/")
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "nqueens_plugins"

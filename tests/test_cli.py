@@ -275,9 +275,10 @@ def test_the_command_has_a_name_of_its_own_and_runs_as_a_module(tmp_path: Path) 
     """Another package's `nqueens` command may shadow ours: `nqueens-plugins` and `python -m` still reach it."""
     import subprocess
     import sys
-    import tomllib
+    from importlib import metadata
 
-    scripts = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]["scripts"]
+    installed_scripts = metadata.distribution("nqueens-plugins").entry_points.select(group="console_scripts")
+    scripts = {script.name: script.value for script in installed_scripts}
     assert scripts["nqueens-plugins"] == scripts["nqueens"] == "nqueens_plugins.cli:main"
     installed = Path(sys.executable).parent / "nqueens-plugins"
     assert installed.exists(), "reinstall the project: the nqueens-plugins console script is missing"

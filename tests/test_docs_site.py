@@ -39,6 +39,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 from browser import driven_chromium
 
+pytestmark = pytest.mark.repository("mkdocs.yml, docs/, README.md")
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 MARKER = "<!-- runnable -->"

@@ -20,6 +20,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+pytestmark = pytest.mark.repository("the notebooks in examples/")
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 NOTEBOOKS = ("tutorials-measured.ipynb", "hard-instances.ipynb", "your-own-solver.ipynb")
 CELL_TIMEOUT = 300  # seconds; a notebook takes well under a minute (examples/README.md)

@@ -9,6 +9,10 @@ import sys
 import sysconfig
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.repository("docs/plugin-authors.md")
+
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "plugin-authors.md"
 
 

@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("numba", reason="the compiled kernels need numba (pip install '.[fast]')")
+# Each test builds the package from this checkout's pyproject.toml and source (the run against installed wheels is
+# itself the test of an install from a wheel).
+pytestmark = pytest.mark.repository("pyproject.toml, README.md, LICENSE, nqueens_plugins/ as a checkout")
 
 ROOT = Path(__file__).resolve().parents[1]
 NUMBA_CACHE = ("*.nbi", "*.nbc")
