@@ -35,7 +35,7 @@ from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_output
 from nqueens_plugins.formats.reading import open_regular, read_bounded
-from nqueens_plugins.formats.records import ResultsFile
+from nqueens_plugins.formats.records import ReadLimits, ResultsFile
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
@@ -900,6 +900,8 @@ def summary(
     recheck: str = "auto",
     recheck_budget: float | None = None,
     check_timeout: float | None = None,
+    max_lines: int | None = None,
+    max_bytes: int | None = None,
 ) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
@@ -912,14 +914,15 @@ def summary(
     does (``recheck``: ``auto``, ``all`` or ``never``; ``recheck_budget``: the total seconds of ``auto``,
     120 by default; ``check_timeout``: seconds per proof, 60 by default); a claim no check made now
     confirms is the file's word, never counted as decided. Records ``compare`` returned carry the host's
-    own checks.
+    own checks. ``max_lines`` and ``max_bytes`` bound the file's reading as ``report``'s do.
     """
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
 
     if baseline is not None:
         require_scipy("a baseline")
-    read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout))
+    read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout), limits=read_limits(
+        max_lines, max_bytes))  # fmt: skip
     if not read.groups:
         raise BadInput("no runs to summarise")
     against = baseline_rows(read.groups, baseline) if baseline is not None else []
@@ -940,6 +943,8 @@ def report(
     recheck: str = "auto",
     recheck_budget: float | None = None,
     check_timeout: float | None = None,
+    max_lines: int | None = None,
+    max_bytes: int | None = None,
 ) -> Any:
     """``nqueens report``: a results file summarised (read streaming: any size in flat memory), as
     ``format``: ``markdown``, ``csv``, ``json`` and ``html`` (one self-contained page) are text, ``table``
@@ -955,6 +960,11 @@ def report(
     a claim certified now (or settled by the verifier's facts or a published answer) counts as decided; one
     whose proof is rejected now counts as invalid. The table, Markdown and HTML say what was re-checked
     (CSV and JSON carry the counts per row, and ``notify`` hears the same lines).
+
+    A file may come from anyone, and a small compressed one can unpack to gigabytes: its reading is bounded by
+    ``max_lines`` (blank lines count; 100 million by default) and ``max_bytes`` (what it unpacks to; 64 GiB).
+    Past either, the report is refused (``BadInput``), not made from the part read, which would pass for the
+    whole file's.
     """
     from nqueens_plugins.formats.output_files import write_whole
     from nqueens_plugins.results.portfolio import portfolio
@@ -978,6 +988,7 @@ def report(
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
     chosen = Recheck.of(recheck, recheck_budget, check_timeout)  # refused before anything is read
+    limits = read_limits(max_lines, max_bytes)
     tuned = read_tune_header(Path(results)) if baseline is None else None
     if tuned is not None and format in TUNE_FORMATS:
         shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
@@ -985,7 +996,7 @@ def report(
             write_whole(target, shown_tune + "\n")
         return shown_tune
     boards: list[dict[str, Any]] | None = [] if format == "html" else None
-    read = grouped(results, boards, chosen)
+    read = grouped(results, boards, chosen, limits)
     tell = notify or python_warning
     said = read.certificates.lines() if read.certificates is not None else []
     shows_said = format == "html" or (baseline is None and format in ("table", "markdown"))  # else only told
@@ -1256,19 +1267,29 @@ class Grouped:
     # they are, this process's own)
 
 
+def read_limits(max_lines: int | None, max_bytes: int | None) -> ReadLimits:
+    """The bounds of one reading of a results file: the defaults (``records.MAX_LINES``, ``MAX_BYTES``) where
+    not given; BadInput for a bound that is not a whole number from 1."""
+    defaults = ReadLimits()
+    return ReadLimits(
+        defaults.lines if max_lines is None else max_lines, defaults.bytes if max_bytes is None else max_bytes
+    )
+
+
 def grouped(
     records: str | Path | Iterable[Mapping[str, Any]],
     boards: list[dict[str, Any]] | None = None,
     recheck: Recheck | None = None,
+    limits: ReadLimits | None = None,
 ) -> Grouped:
     """The runs of a results file (streamed, ``records.read_runs``) or of the records given, grouped;
     with ``boards``, a few verified boards kept for the HTML page as they stream past. A file's certificates
     are settled as they stream past, their kept proofs re-checked as ``recheck`` says (a
-    ``results.recheck.Recheck``; None: the default, ``auto``)."""
+    ``results.recheck.Recheck``; None: the default, ``auto``), its reading bounded by ``limits``."""
     from nqueens_plugins.formats.records import Loaded, read_runs
     from nqueens_plugins.results.summary import group_runs
 
-    loaded = Loaded()
+    loaded = Loaded(limits=limits or ReadLimits())
     certificates = None
     if isinstance(records, (str, Path)):
         runs: Iterable[Mapping[str, Any]] = read_runs(Path(records), loaded)
