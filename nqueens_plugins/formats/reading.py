@@ -234,7 +234,7 @@ class Unpacking(io.RawIOBase):
         return len(data)
 
 
-def decompressor(handle: io.BufferedReader) -> Unpacking | None:
+def decompressor(handle: IO[bytes]) -> Unpacking | None:
     """What ``handle`` unpacks to, read to its first break (``Unpacking``); None for a plain file."""
     kind = compression(handle)
     inner = decompressing(handle)

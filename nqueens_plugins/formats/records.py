@@ -59,6 +59,7 @@ from nqueens_plugins.formats.reading import (
     TooLarge,
     compressed,
     decompressor,
+    open_regular,
 )
 
 FORMAT = "nqueens-results"
@@ -253,14 +254,10 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
     written) are re-verified here and come out ``verified: false``, with a
     warning.
     """
-    if path.exists() and not path.is_file():  # a device such as /dev/zero would never end
-        raise BadInput(f"{str(path)!r} is not a regular file")
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise BadInput(f"results file {str(path)!r} does not exist") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
+    # A regular file only, checked on the open descriptor (a device such as /dev/zero would never end, a FIFO
+    # never open, a kernel file under /proc claims size 0); a plain one larger than the bytes it may hold is
+    # refused before it is read.
+    handle = open_regular(path, "results file", loaded.limits.bytes)
     with handle:
         unpacking = None
         try:
