@@ -144,3 +144,16 @@ def test_a_stream_cut_after_its_records_keeps_them_and_says_why(tmp_path: Path) 
     loaded = Loaded()
     assert list(scan_records(path, loaded))
     assert any("ends before its gzip stream does: the records before the cut are kept" in w for w in loaded.warnings)
+
+
+def test_the_expected_answers_reader_counts_its_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cross-check --expected`` reads a published-answers file someone named, keeping an answer per line:
+    bounded by its lines (blank ones count) as well as its bytes. The limit made small here, as a bomb would
+    meet the real one (a million lines)."""
+    from nqueens_plugins.formats import published
+
+    monkeypatch.setattr(published, "MAX_RESULTS_LINES", 10)
+    path = tmp_path / "answers.txt.gz"
+    path.write_bytes(gzip.compress(b"\n" * 100_000))
+    with pytest.raises(TooLarge, match="more than the 10 lines"):
+        published.read_results(str(path))

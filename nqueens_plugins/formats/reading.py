@@ -250,15 +250,20 @@ def compressed(path: Path) -> str | None:
         return None
 
 
-def bounded_lines(handle: IO[bytes], name: str, line_limit: int) -> Iterator[tuple[int, bytes]]:
+def bounded_lines(
+    handle: IO[bytes], name: str, line_limit: int, max_lines: int | None = None
+) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of ``handle``, each refused past ``line_limit`` bytes: a file of one
-    endless line is held ``line_limit`` bytes at a time, never whole."""
+    endless line is held ``line_limit`` bytes at a time, never whole. Past ``max_lines`` lines (blank
+    ones count), refused: what a reader keeps per line is bounded by the count, not only by the bytes."""
     number = 0
     while True:
         line = handle.readline(line_limit + 1)
         if not line:
             return
         number += 1
+        if max_lines is not None and number > max_lines:
+            raise TooLarge(f"{name}: more than the {max_lines:,} lines it may hold (blank ones count)")
         if len(line) > line_limit and not line.endswith(b"\n"):
             raise TooLarge(f"{name}:{number}: a line longer than {size_text(line_limit)}")
         yield number, line
