@@ -905,8 +905,9 @@ def summary(
 ) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
-    interval, Mann-Whitney U; needs scipy). ``records`` is a results file (read streaming: any size in flat
-    memory) or what ``compare`` returned. A notebook shows it as tables; ``summary(...).figure()`` is the
+    interval, Mann-Whitney U; needs scipy). ``records`` is a results file (streamed: the records are not
+    kept, only 18 bytes of each run, and nothing of a run that repeats the one before it) or what ``compare``
+    returned. A notebook shows it as tables; ``summary(...).figure()`` is the
     ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds,
     what became of the file's certificates) is in ``notes``.
 
@@ -946,7 +947,8 @@ def report(
     max_lines: int | None = None,
     max_bytes: int | None = None,
 ) -> Any:
-    """``nqueens report``: a results file summarised (read streaming: any size in flat memory), as
+    """``nqueens report``: a results file summarised (streamed: 18 bytes kept of each run, none of a run
+    that repeats the one before it), as
     ``format``: ``markdown``, ``csv``, ``json`` and ``html`` (one self-contained page) are text, ``table``
     a rich table. With ``baseline`` (a variant in the file; needs scipy) every other variant is set against
     it. With ``output`` the report is written there, whole (a table as plain text), and what was written is

@@ -157,3 +157,50 @@ def test_the_expected_answers_reader_counts_its_lines(tmp_path: Path, monkeypatc
     path.write_bytes(gzip.compress(b"\n" * 100_000))
     with pytest.raises(TooLarge, match="more than the 10 lines"):
         published.read_results(str(path))
+
+
+def runs_of(*kinds: tuple[str, float, int]) -> list[dict[str, object]]:
+    """Run records of one variant on 8x8: (status, seconds, iterations) each, with a time limit."""
+    records = []
+    for trial, (status, spent, iterations) in enumerate(kinds):
+        records.append({
+            "type": "run", "solver": "min-conflicts", "n": 8, "seed": 0, "trial": trial, "status": status,
+            "verified": status == "solved", "seconds": spent, "iterations": iterations, "moves": iterations - 1,
+            "counters": {"steps": iterations}, "timeout": 10.0, "fixed": {}, "blocked": [],
+        })  # fmt: skip
+    return records
+
+
+def test_a_repeated_run_is_counted_not_stored() -> None:
+    """``report`` on a file of one record repeated (issue 52: 10^7 records took 956 MB): each group keeps
+    a run equal to the one before it as a count, so its memory does not grow with the repeats."""
+    from nqueens_plugins.results.summary import group_runs, summary_rows
+
+    records = runs_of(*[("solved", 0.5, 40)] * 20_000, ("timed-out", 10.0, 900))
+    groups, _ = group_runs(records)
+    (group,) = groups.values()
+    assert len(group.stored_seconds) == 2 and len(group.runs()) == 20_001
+    assert len(group.seconds) == 20_001 and group.decided.sum() == 20_000  # one entry a run, as before
+    (row,) = summary_rows(groups)
+    assert (row.runs, row.decided, row.median_seconds) == (20_001, 20_000, 0.5)
+    assert row.mean_iterations == pytest.approx((40 * 20_000 + 900) / 20_001)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_repeats_change_no_figure(seed: int) -> None:
+    """The same runs, in an order that repeats each run (stored once, counted) and one that never does: every
+    figure of the report's row is the same."""
+    import dataclasses
+    import random
+
+    from nqueens_plugins.results.summary import group_runs, summary_rows
+
+    kinds = [("solved", 0.25, 10), ("solved", 1.5, 80), ("timed-out", 10.0, 500), ("gave-up", 0.75, 30)]
+    chosen = random.Random(seed).choices(kinds, k=60)
+    grouped_runs = runs_of(*sorted(chosen))
+    apart = runs_of(*chosen)
+    rows = [summary_rows(group_runs(records)[0])[0] for records in (grouped_runs, apart)]
+    assert len(group_runs(grouped_runs)[0].popitem()[1].stored_seconds) <= len(kinds)
+    for name, value in dataclasses.asdict(rows[0]).items():
+        other = getattr(rows[1], name)
+        assert value == (pytest.approx(other) if isinstance(other, float) else other), name
