@@ -204,3 +204,17 @@ def test_repeats_change_no_figure(seed: int) -> None:
     for name, value in dataclasses.asdict(rows[0]).items():
         other = getattr(rows[1], name)
         assert value == (pytest.approx(other) if isinstance(other, float) else other), name
+
+
+def test_a_run_per_seed_cannot_make_groups_without_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each seed is summarised apart, so a file whose every run has a seed of its own made a group (2 KB) a run:
+    ten million runs, some 20 GB. The groups are counted, and past their limit (made small here) refused."""
+    from nqueens_plugins.results import summary
+
+    monkeypatch.setattr(summary, "MAX_GROUPS", 50)
+    records = runs_of(*[("solved", 0.5, 40)] * 60)
+    for seed, record in enumerate(records):
+        record["seed"] = seed
+    summary.group_runs(records[:50])
+    with pytest.raises(BadInput, match="more than 50 groups"):
+        summary.group_runs(records)

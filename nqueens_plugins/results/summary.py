@@ -413,6 +413,9 @@ def family_parameter(record: Mapping[str, Any]) -> tuple[str, int] | None:
 
 
 GroupKey = tuple[str, int, str, Any, Any]  # solver, n, instance, seed, version
+# Groups one summary may hold (about 2 KB each): a file of ten million runs each under a seed of its own would
+# otherwise make ten million groups, some 20 GB. A tune of 1,000 configurations on 100 instances makes 100,000.
+MAX_GROUPS = 250_000
 
 
 def group_runs(
@@ -430,7 +433,13 @@ def group_runs(
         seeds.add(seed)
         versions[str(record["solver"])].add(version)
         fate = certificates.settle(record) if certificates is not None else None
-        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)].add(record, fate)
+        key = (str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)
+        if key not in groups and len(groups) >= MAX_GROUPS:
+            raise BadInput(
+                f"the runs make more than {MAX_GROUPS:,} groups (solver variant, board, seed and version each apart): "
+                "more than one summary holds; split the file by solver or board"
+            )
+        groups[key].add(record, fate)
     notes = []
     mixed_seeds = len(seeds) > 1
     mixed_versions = sorted(solver for solver, found in versions.items() if len(found) > 1)
