@@ -218,3 +218,19 @@ def test_a_run_per_seed_cannot_make_groups_without_end(monkeypatch: pytest.Monke
     summary.group_runs(records[:50])
     with pytest.raises(BadInput, match="more than 50 groups"):
         summary.group_runs(records)
+
+
+def test_the_portfolio_asks_for_runs_without_making_them_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``report``'s portfolio table looked at ``group.seconds`` to skip refusals: for repeated runs that made the
+    whole array run by run (16 bytes a run, 208 MB at 10^7). Summary rows and the portfolio never need it."""
+    from nqueens_plugins.results import summary
+    from nqueens_plugins.results.portfolio import portfolio
+
+    groups, _ = summary.group_runs(runs_of(*[("solved", 0.5, 40)] * 1_000))
+
+    def one_by_one(self: summary.Group, stored: object) -> None:
+        raise AssertionError("a group's runs were made one entry a run")
+
+    monkeypatch.setattr(summary.Group, "each_run", one_by_one)
+    summary.summary_rows(groups)
+    portfolio(groups)

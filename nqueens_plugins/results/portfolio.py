@@ -136,7 +136,7 @@ def score_table(groups: Mapping[Any, Any]) -> Table | None:
     boards: dict[tuple[int, str], tuple[int, Any, Any]] = {}
     unlimited: set[str] = set()
     for (solver, n, instance, _, _), group in groups.items():
-        if not group.seconds:
+        if not group.has_runs:
             continue  # a refusal: no runs
         runs = group.runs()
         score = par(runs, PORTFOLIO_PAR)

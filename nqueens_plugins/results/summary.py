@@ -272,8 +272,13 @@ class Group:
         return array(stored.typecode, np.repeat(np.frombuffer(stored, dtype=stored.typecode), weights).tobytes())
 
     @property
+    def has_runs(self) -> bool:
+        """Whether the group holds any run (a refusal holds none): asked without making ``seconds`` run by run."""
+        return bool(self.stored_seconds)
+
+    @property
     def seconds(self) -> array[float]:
-        """Each run's seconds."""
+        """Each run's seconds (made one entry a run, where runs repeat: ``has_runs`` asks whether there are any)."""
         return self.each_run(self.stored_seconds)
 
     @property
@@ -633,11 +638,11 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
     if matched is None:
         raise BadInput(f"baseline {baseline!r} is not in the file; it holds {', '.join(solvers)}")
     baseline = matched
-    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline and group.seconds}
+    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline and group.has_runs}
     rows = []
     for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
         solver, n, instance = key[:3]
-        if solver == baseline or (n, instance) not in base or not groups[key].seconds:
+        if solver == baseline or (n, instance) not in base or not groups[key].has_runs:
             continue
         mine, theirs = groups[key].runs(), base[(n, instance)].runs()
         compared = compare_to_baseline(mine, theirs)
