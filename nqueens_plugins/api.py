@@ -49,7 +49,7 @@ from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check
 from nqueens_plugins.workflows.grid import COMPARE_LIMITS, Grid, stream
 from nqueens_plugins.workflows.race import RaceEntry, race_members
 from nqueens_plugins.workflows.race import race as run_race
-from nqueens_plugins.workflows.tune import HELD_OUT_RUNS, Tuning, read_tune_header
+from nqueens_plugins.workflows.tune import HELD_OUT_RUNS, Tuning
 
 TUNE_FORMATS = ("table", "markdown", "json")  # a tune's file reported as its race (html and csv: as runs)
 
@@ -991,9 +991,9 @@ def report(
         check_output(target, "a report", reading=[Path(results)])
     chosen = Recheck.of(recheck, recheck_budget, check_timeout)  # refused before anything is read
     limits = read_limits(max_lines, max_bytes)
-    tuned = read_tune_header(Path(results)) if baseline is None else None
+    tuned = tune_of(Path(results), limits) if baseline is None else None
     if tuned is not None and format in TUNE_FORMATS:
-        shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
+        shown_tune = tune_report(Path(results), tuned, format, notify or python_warning, limits)
         if target is not None:
             write_whole(target, shown_tune + "\n")
         return shown_tune
@@ -1012,7 +1012,7 @@ def report(
         from nqueens_plugins.views.html_report import render_html
 
         notes = read.notes + read.warnings
-        section = tune_report(Path(results), tuned, format, tell) if tuned is not None else None
+        section = tune_report(Path(results), tuned, format, tell, limits) if tuned is not None else None
         page = render_html(
             Path(results).name, read.headers, read.groups, notes, boards or [], compared, section,
             certificates=read.certificates, output=target,
@@ -1174,8 +1174,11 @@ def tune_view(tuning: Tuning, format: str = "table") -> str:
     return render_tune(shown, format)
 
 
-def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Notify) -> str:
-    """A results file a tune wrote, shown from the race replayed out of the file (``results/tuning.replay``)."""
+def tune_report(
+    results: Path, grid: Mapping[str, Any], format: str, notify: Notify, limits: ReadLimits | None = None
+) -> str:
+    """A results file a tune wrote, shown from the race replayed out of the file (``results/tuning.replay``),
+    read within ``limits`` (the report's)."""
     from nqueens_plugins.formats.records import Loaded, read_runs
     from nqueens_plugins.results.held_out import held_out
     from nqueens_plugins.results.statistics import require_scipy
@@ -1183,7 +1186,7 @@ def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Not
     from nqueens_plugins.views.tune_view import TuneShown, render_tune, tune_html
 
     require_scipy("a tune's report (the Friedman test)")
-    loaded = Loaded()
+    loaded = Loaded(limits=limits or ReadLimits())
     replayed = replay(grid, read_runs(results, loaded))
     for warning in loaded.warnings:
         notify(f"warning: {warning}")
@@ -1267,6 +1270,15 @@ class Grouped:
     headers: list[dict[str, Any]]  # the file's headers (provenance), none for records given as they are
     certificates: Certificates | None = None  # how a file's certificates were settled (None: records given as
     # they are, this process's own)
+
+
+def tune_of(results: Path, limits: ReadLimits) -> Mapping[str, Any] | None:
+    """The tune a results file's first header describes (``workflows.tune.read_tune_header``'s answer), read
+    within the report's own limits."""
+    from nqueens_plugins.formats.records import first_header
+
+    grid = (first_header(results, limits) or {}).get("grid")
+    return grid if isinstance(grid, dict) and isinstance(grid.get("tune"), dict) else None
 
 
 def read_limits(max_lines: int | None, max_bytes: int | None) -> ReadLimits:

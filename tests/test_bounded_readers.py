@@ -234,3 +234,26 @@ def test_the_portfolio_asks_for_runs_without_making_them_one_by_one(monkeypatch:
     monkeypatch.setattr(summary.Group, "each_run", one_by_one)
     summary.summary_rows(groups)
     portfolio(groups)
+
+
+def test_the_users_limit_holds_from_the_first_line_read(tmp_path: Path, run_cli, monkeypatch) -> None:
+    """``report`` first looks for a tune in the file's header, reading to the first run: that look read a header
+    and a hundred million blank lines under the default limit before ``--max-lines`` was ever applied. Every
+    reading of the file holds to the user's limits: never more than the limit's lines are read, in all."""
+    from nqueens_plugins.formats import records
+
+    read = []
+    lines_of = records.lines_of
+
+    def counted(handle):  # type: ignore[no-untyped-def]
+        for line in lines_of(handle):
+            read.append(1)
+            yield line
+
+    monkeypatch.setattr(records, "lines_of", counted)
+    header, _ = header_and_run()
+    path = tmp_path / "blank.jsonl.gz"
+    path.write_bytes(gzip.compress(header + b"\n" * 50_000))
+    code, _, err = run_cli("report", str(path), "--max-lines", "1000")
+    one_error_line(code, err)
+    assert len(read) <= 1001, len(read)

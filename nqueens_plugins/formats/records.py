@@ -224,6 +224,16 @@ def read_records(path: Path) -> Loaded:
     return loaded
 
 
+def first_header(path: Path, limits: ReadLimits | None = None) -> dict[str, Any] | None:
+    """A results file's first header, read only as far as the first run, within ``limits`` (a file of a header
+    and a hundred million blank lines stops at the limit the user gave, not at the default); BadInput as
+    ``scan_records`` for a file that is not this tool's."""
+    loaded = Loaded(limits=limits or ReadLimits())
+    for _ in scan_records(path, loaded):
+        break  # the generator, dropped here, closes the file
+    return loaded.headers[0] if loaded.headers else None
+
+
 def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, Any]]:
     """The one way a results file is read for its runs (``report``, ``plot``, ``nq.summary``,
     ``records_frame``, the table after ``compare --resume``): every valid run record, streamed (flat memory
