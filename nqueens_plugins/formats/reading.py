@@ -164,12 +164,11 @@ class Bounded(io.RawIOBase):
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         wanted = min(len(buffer), self.limit + 1 - self.count)
-        data = self.inner.read(wanted)
-        buffer[: len(data)] = data
-        self.count += len(data)
+        got = self.inner.readinto(buffer[:wanted]) or 0  # type: ignore[union-attr]  # into the buffer: no copy
+        self.count += got
         if self.count > self.limit:
             raise TooLarge(f"{self.name}: unpacks to more than the {size_text(self.limit)} it may hold{self.advice}")
-        return len(data)
+        return got
 
 
 def compression(handle: IO[bytes]) -> str | None:
