@@ -255,5 +255,5 @@ def test_the_users_limit_holds_from_the_first_line_read(tmp_path: Path, run_cli,
     path = tmp_path / "blank.jsonl.gz"
     path.write_bytes(gzip.compress(header + b"\n" * 50_000))
     code, _, err = run_cli("report", str(path), "--max-lines", "1000")
-    one_error_line(code, err)
+    assert "more than the 1,000 lines" in one_error_line(code, err), err
     assert len(read) <= 1001, len(read)
