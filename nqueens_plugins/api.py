@@ -35,7 +35,7 @@ from nqueens_plugins.formats import inputs
 from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_new_folder, check_output
 from nqueens_plugins.formats.reading import open_regular, read_bounded
-from nqueens_plugins.formats.records import ResultsFile
+from nqueens_plugins.formats.records import ReadLimits, ResultsFile
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
@@ -49,7 +49,7 @@ from nqueens_plugins.workflows.crosscheck import CROSS_CHECK_LIMITS, cross_check
 from nqueens_plugins.workflows.grid import COMPARE_LIMITS, Grid, stream
 from nqueens_plugins.workflows.race import RaceEntry, race_members
 from nqueens_plugins.workflows.race import race as run_race
-from nqueens_plugins.workflows.tune import HELD_OUT_RUNS, Tuning, read_tune_header
+from nqueens_plugins.workflows.tune import HELD_OUT_RUNS, Tuning
 
 TUNE_FORMATS = ("table", "markdown", "json")  # a tune's file reported as its race (html and csv: as runs)
 
@@ -914,11 +914,14 @@ def summary(
     recheck: str = "auto",
     recheck_budget: float | None = None,
     check_timeout: float | None = None,
+    max_lines: int | None = None,
+    max_bytes: int | None = None,
 ) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
-    interval, Mann-Whitney U; needs scipy). ``records`` is a results file (read streaming: any size in flat
-    memory) or what ``compare`` returned. A notebook shows it as tables; ``summary(...).figure()`` is the
+    interval, Mann-Whitney U; needs scipy). ``records`` is a results file (streamed: the records are not
+    kept, only 18 bytes of each run, and nothing of a run that repeats the one before it) or what ``compare``
+    returned. A notebook shows it as tables; ``summary(...).figure()`` is the
     ``nqueens plot`` figure. What the reader should know (lines of the file skipped, a file mixing seeds,
     what became of the file's certificates) is in ``notes``.
 
@@ -926,14 +929,15 @@ def summary(
     does (``recheck``: ``auto``, ``all`` or ``never``; ``recheck_budget``: the total seconds of ``auto``,
     120 by default; ``check_timeout``: seconds per proof, 60 by default); a claim no check made now
     confirms is the file's word, never counted as decided. Records ``compare`` returned carry the host's
-    own checks.
+    own checks. ``max_lines`` and ``max_bytes`` bound the file's reading as ``report``'s do.
     """
     from nqueens_plugins.results.statistics import require_scipy
     from nqueens_plugins.results.summary import baseline_rows, summary_rows
 
     if baseline is not None:
         require_scipy("a baseline")
-    read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout))
+    read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout), limits=read_limits(
+        max_lines, max_bytes))  # fmt: skip
     if not read.groups:
         raise BadInput("no runs to summarise")
     against = baseline_rows(read.groups, baseline) if baseline is not None else []
@@ -954,8 +958,11 @@ def report(
     recheck: str = "auto",
     recheck_budget: float | None = None,
     check_timeout: float | None = None,
+    max_lines: int | None = None,
+    max_bytes: int | None = None,
 ) -> Any:
-    """``nqueens report``: a results file summarised (read streaming: any size in flat memory), as
+    """``nqueens report``: a results file summarised (streamed: 18 bytes kept of each run, none of a run
+    that repeats the one before it), as
     ``format``: ``markdown``, ``csv``, ``json`` and ``html`` (one self-contained page) are text, ``table``
     a rich table. With ``baseline`` (a variant in the file; needs scipy) every other variant is set against
     it. With ``output`` the report is written there, whole (a table as plain text), and what was written is
@@ -969,6 +976,11 @@ def report(
     a claim certified now (or settled by the verifier's facts or a published answer) counts as decided; one
     whose proof is rejected now counts as invalid. The table, Markdown and HTML say what was re-checked
     (CSV and JSON carry the counts per row, and ``notify`` hears the same lines).
+
+    A file may come from anyone, and a small compressed one can unpack to gigabytes: its reading is bounded by
+    ``max_lines`` (blank lines count; 100 million by default) and ``max_bytes`` (what it unpacks to; 64 GiB).
+    Past either, the report is refused (``BadInput``), not made from the part read, which would pass for the
+    whole file's.
     """
     from nqueens_plugins.formats.output_files import write_whole
     from nqueens_plugins.results.portfolio import portfolio
@@ -992,14 +1004,15 @@ def report(
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
     chosen = Recheck.of(recheck, recheck_budget, check_timeout)  # refused before anything is read
-    tuned = read_tune_header(Path(results)) if baseline is None else None
+    limits = read_limits(max_lines, max_bytes)
+    tuned = tune_of(Path(results), limits) if baseline is None else None
     if tuned is not None and format in TUNE_FORMATS:
-        shown_tune = tune_report(Path(results), tuned, format, notify or python_warning)
+        shown_tune = tune_report(Path(results), tuned, format, notify or python_warning, limits)
         if target is not None:
             write_whole(target, shown_tune + "\n")
         return shown_tune
     boards: list[dict[str, Any]] | None = [] if format == "html" else None
-    read = grouped(results, boards, chosen)
+    read = grouped(results, boards, chosen, limits)
     tell = notify or python_warning
     said = read.certificates.lines() if read.certificates is not None else []
     shows_said = format == "html" or (baseline is None and format in ("table", "markdown"))  # else only told
@@ -1013,7 +1026,7 @@ def report(
         from nqueens_plugins.views.html_report import render_html
 
         notes = read.notes + read.warnings
-        section = tune_report(Path(results), tuned, format, tell) if tuned is not None else None
+        section = tune_report(Path(results), tuned, format, tell, limits) if tuned is not None else None
         page = render_html(
             Path(results).name, read.headers, read.groups, notes, boards or [], compared, section,
             certificates=read.certificates, output=target,
@@ -1186,8 +1199,11 @@ def tune_view(tuning: Tuning, format: str = "table") -> str:
     return render_tune(shown, format)
 
 
-def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Notify) -> str:
-    """A results file a tune wrote, shown from the race replayed out of the file (``results/tuning.replay``)."""
+def tune_report(
+    results: Path, grid: Mapping[str, Any], format: str, notify: Notify, limits: ReadLimits | None = None
+) -> str:
+    """A results file a tune wrote, shown from the race replayed out of the file (``results/tuning.replay``),
+    read within ``limits`` (the report's)."""
     from nqueens_plugins.formats.records import Loaded, read_runs
     from nqueens_plugins.results.held_out import held_out
     from nqueens_plugins.results.statistics import require_scipy
@@ -1195,7 +1211,7 @@ def tune_report(results: Path, grid: Mapping[str, Any], format: str, notify: Not
     from nqueens_plugins.views.tune_view import TuneShown, render_tune, tune_html
 
     require_scipy("a tune's report (the Friedman test)")
-    loaded = Loaded()
+    loaded = Loaded(limits=limits or ReadLimits())
     replayed = replay(grid, read_runs(results, loaded))
     for warning in loaded.warnings:
         notify(f"warning: {warning}")
@@ -1282,19 +1298,38 @@ class Grouped:
     # they are, this process's own)
 
 
+def tune_of(results: Path, limits: ReadLimits) -> Mapping[str, Any] | None:
+    """The tune a results file's first header describes (``workflows.tune.read_tune_header``'s answer), read
+    within the report's own limits."""
+    from nqueens_plugins.formats.records import first_header
+
+    grid = (first_header(results, limits) or {}).get("grid")
+    return grid if isinstance(grid, dict) and isinstance(grid.get("tune"), dict) else None
+
+
+def read_limits(max_lines: int | None, max_bytes: int | None) -> ReadLimits:
+    """The bounds of one reading of a results file: the defaults (``records.MAX_LINES``, ``MAX_BYTES``) where
+    not given; BadInput for a bound that is not a whole number from 1."""
+    defaults = ReadLimits()
+    return ReadLimits(
+        defaults.lines if max_lines is None else max_lines, defaults.bytes if max_bytes is None else max_bytes
+    )
+
+
 def grouped(
     records: str | Path | Iterable[Mapping[str, Any]],
     boards: list[dict[str, Any]] | None = None,
     recheck: Recheck | None = None,
+    limits: ReadLimits | None = None,
 ) -> Grouped:
     """The runs of a results file (streamed, ``records.read_runs``) or of the records given, grouped;
     with ``boards``, a few verified boards kept for the HTML page as they stream past. A file's certificates
     are settled as they stream past, their kept proofs re-checked as ``recheck`` says (a
-    ``results.recheck.Recheck``; None: the default, ``auto``)."""
+    ``results.recheck.Recheck``; None: the default, ``auto``), its reading bounded by ``limits``."""
     from nqueens_plugins.formats.records import Loaded, read_runs
     from nqueens_plugins.results.summary import group_runs
 
-    loaded = Loaded()
+    loaded = Loaded(limits=limits or ReadLimits())
     certificates = None
     if isinstance(records, (str, Path)):
         runs: Iterable[Mapping[str, Any]] = read_runs(Path(records), loaded)

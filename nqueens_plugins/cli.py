@@ -45,6 +45,7 @@ from nqueens_plugins.core.limits import (
 )
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.formats.output_files import check_output, write_whole
+from nqueens_plugins.formats.reading import RESULTS_MAX_BYTES, RESULTS_MAX_LINES
 from nqueens_plugins.views.escaping import csv_for_terminal, for_terminal, printed_lines, strict_json
 
 EXIT_NOT_SOLVED = 1
@@ -849,6 +850,21 @@ def compare(
     show_default=True,
     help="Seconds the checker may take over one kept proof.",
 )
+@click.option(
+    "--max-lines",
+    type=click.IntRange(min=1),
+    default=RESULTS_MAX_LINES,
+    show_default=True,
+    help="The most lines the file may hold, blank ones counted; past it the report is refused (exit 2), "
+    "not made from the part read.",
+)
+@click.option(
+    "--max-bytes",
+    type=click.IntRange(min=1),
+    default=RESULTS_MAX_BYTES,
+    show_default=True,
+    help="The most bytes the file may unpack to (its size, when plain); past it the report is refused (exit 2).",
+)
 def report(
     results: str,
     fmt: str,
@@ -858,10 +874,12 @@ def report(
     recheck: str,
     recheck_budget: float | None,
     check_timeout: float | None,
+    max_lines: int,
+    max_bytes: int,
 ) -> None:
-    """Summarise a results file written by compare --out (streamed: any size in flat memory; plain or
-    kept compressed with gzip, bzip2 or xz). A 'certified' no-solution claim counts as decided only where its
-    kept proof is checked again now (--recheck)."""
+    """Summarise a results file written by compare --out (streamed; plain or kept compressed with gzip, bzip2 or
+    xz; its reading bounded by --max-lines and --max-bytes). A 'certified' no-solution claim counts as decided
+    only where its kept proof is checked again now (--recheck)."""
     from nqueens_plugins import api
 
     fmt = json_format(fmt, as_json)
@@ -880,6 +898,8 @@ def report(
         recheck=recheck,
         recheck_budget=recheck_budget,
         check_timeout=check_timeout,
+        max_lines=max_lines,
+        max_bytes=max_bytes,
     )
     if output is None:
         show(shown, fmt)

@@ -357,4 +357,5 @@ def test_a_cut_or_damaged_compressed_file_keeps_the_records_before_the_break(tmp
 
     records = list(scan_records(path, loaded))
     assert records and records[0]["trial"] == 1  # the first run unpacked before the break is kept
-    assert any("compressed data" in warning for warning in loaded.warnings), loaded.warnings
+    said = "ends before its gzip stream does" if damage == "cut" else "is a damaged gzip stream"
+    assert any(said in warning for warning in loaded.warnings), loaded.warnings

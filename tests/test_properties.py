@@ -118,7 +118,7 @@ def test_two_writers_of_one_results_file_are_refused(tmp_path) -> None:
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["report", "/dev/zero"], "is not a regular file"),
+        (["report", "/dev/zero"], "it is a device, not a regular file"),
         # A regular file by its mode that fails when read (EIO): opening it is not enough.
         (["report", "/proc/self/mem"], "cannot read results file '/proc/self/mem'"),
         (["plot", "/proc/self/mem", "-o", "plot.png"], "cannot read results file '/proc/self/mem'"),

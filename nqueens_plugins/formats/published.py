@@ -39,6 +39,7 @@ from nqueens_plugins.formats.reading import READ_ERRORS, bounded_lines, open_reg
 TABLE = "published-answers.txt.gz"
 MAX_RESULTS_BYTES = 128 * 2**20  # unpacked; shiftqueens-results.txt.gz unpacks to 47 MB
 MAX_RESULTS_LINE = 4096  # bytes; the published lines are at most 208
+MAX_RESULTS_LINES = 1_000_000  # each kept as an answer; shiftqueens-results.txt.gz holds 319,000 lines
 NUMBER = r"([0-9]{1,18})"  # a size, a count or an identifier
 # N -1 ID SATISFIABLE|UNSATISFIABLE ...   and   N D M ID FILE:Solutions: S Nodes: ...
 LINGELING_LINE = re.compile(
@@ -129,7 +130,9 @@ def read_results(path: str) -> dict[str, bool]:
     answers: dict[str, bool] = {}
     with open_regular(path, "expected-answers file", MAX_RESULTS_BYTES) as handle:
         try:
-            for number, raw in bounded_lines(unpacked(handle, MAX_RESULTS_BYTES, path), path, MAX_RESULTS_LINE):
+            for number, raw in bounded_lines(
+                unpacked(handle, MAX_RESULTS_BYTES, path), path, MAX_RESULTS_LINE, MAX_RESULTS_LINES
+            ):
                 line = text_of(raw, f"{path}:{number}")
                 if line.strip():
                     name, satisfiable = results_line(line, f"{path}:{number}")

@@ -15,9 +15,11 @@ published answers come through here, so each of them:
 
 Every refusal is a one-line ``BadInput`` naming the file.
 
-The results reader (``records``) streams files of any size line by line, with
-its own bounds per line; it takes only ``decompressor`` from here, so that a
-results file kept compressed reads as the plain one (``Unpacking``).
+The results reader (``records``) streams files line by line, with its own bounds
+per line and in all (``RESULTS_MAX_LINES``, ``RESULTS_MAX_BYTES``, counted in what
+comes out: ``Bounded``); it takes ``decompressor`` from here, so that a results file
+kept compressed reads as the plain one (``Unpacking``, which names the compression
+when its stream is cut or damaged).
 """
 
 from __future__ import annotations
@@ -38,6 +40,12 @@ from nqueens_plugins.core.errors import BadInput
 
 CHUNK = 1 << 20  # bytes asked for per read
 KERNEL_FILE_SYSTEMS = ("/proc", "/sys")  # files there claim size 0 and may never end
+# What one reading of a results file may take in all (``records.ReadLimits``; ``nqueens report --max-lines``,
+# ``--max-bytes``): a 2 KB bzip2 file can unpack to 2 GB of newlines, read at a few million lines a second, so a
+# results file is bounded by the lines and the bytes that come *out* of it, blank lines counted. 10^8 lines is ten
+# times the largest file measured (benchmarks/records_reader.py --report-memory); 64 GiB, 10^8 records of 640 bytes.
+RESULTS_MAX_LINES = 100_000_000
+RESULTS_MAX_BYTES = 64 << 30
 # The compressed streams a file may hold, known by their first bytes.
 MAGIC = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
 
@@ -135,16 +143,16 @@ def read_bounded(handle: IO[bytes], limit: int, name: str) -> bytearray:
             raise TooLarge(f"{name}: more than the {size_text(limit)} it may hold")
 
 
-Stream = io.BufferedIOBase | IO[bytes]  # a file, or a decompressor reading one
+Stream = io.BufferedIOBase | io.RawIOBase | IO[bytes]  # a file, a decompressor reading one, or one unpacking
 
 
 class Bounded(io.RawIOBase):
     """A read-only stream over another that refuses (``TooLarge``) once more than ``limit`` bytes
     came out of it: the bound on everything a decompressed stream or an archive yields."""
 
-    def __init__(self, inner: Stream, limit: int, name: str) -> None:
+    def __init__(self, inner: Stream, limit: int, name: str, advice: str = "") -> None:
         super().__init__()
-        self.inner, self.limit, self.name, self.count = inner, limit, name, 0
+        self.inner, self.limit, self.name, self.count, self.advice = inner, limit, name, 0, advice
 
     def readable(self) -> bool:
         return True
@@ -156,12 +164,11 @@ class Bounded(io.RawIOBase):
 
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         wanted = min(len(buffer), self.limit + 1 - self.count)
-        data = self.inner.read(wanted)
-        buffer[: len(data)] = data
-        self.count += len(data)
+        got = self.inner.readinto(buffer[:wanted]) or 0  # type: ignore[union-attr]  # into the buffer: no copy
+        self.count += got
         if self.count > self.limit:
-            raise TooLarge(f"{self.name}: unpacks to more than the {size_text(self.limit)} it may hold")
-        return len(data)
+            raise TooLarge(f"{self.name}: unpacks to more than the {size_text(self.limit)} it may hold{self.advice}")
+        return got
 
 
 def compression(handle: IO[bytes]) -> str | None:
@@ -193,13 +200,17 @@ def unpacked(handle: IO[bytes], limit: int, name: str) -> io.BufferedReader:
 class Unpacking(io.RawIOBase):
     """A read-only stream of what a compressed stream unpacks to, for readers that take any number of
     bytes (results files): a stream that is cut off or damaged ends where it breaks, and ``broken``
-    says why, so the records before the break are kept and the reader warns (gzip raises ``EOFError``
-    for a cut file, and ``zlib.error``, ``lzma.LZMAError`` or ``OSError`` for damage)."""
+    says why, naming the compression ("ends before its gzip stream does", "is a damaged gzip stream"),
+    so the records before the break are kept and the reader warns, and a file that breaks before
+    anything could be read is refused for its real cause, not as empty (gzip raises ``EOFError`` for a
+    cut file, and ``zlib.error``, ``lzma.LZMAError`` or ``OSError`` for damage). ``cut`` tells the two
+    apart."""
 
-    def __init__(self, inner: Stream) -> None:
+    def __init__(self, inner: Stream, kind: str = "compressed") -> None:
         super().__init__()
-        self.inner = inner
+        self.inner, self.kind = inner, kind
         self.broken: str | None = None
+        self.cut = False
 
     def readable(self) -> bool:
         return True
@@ -215,16 +226,18 @@ class Unpacking(io.RawIOBase):
         try:  # read1: one read of the file under it, so what unpacked before a break comes out before the error
             data = self.inner.read1(len(buffer))  # type: ignore[union-attr]
         except (EOFError, zlib.error, lzma.LZMAError, OSError) as exc:
-            self.broken = f"its compressed data {'ends early' if isinstance(exc, EOFError) else 'is damaged'}"
+            self.cut = isinstance(exc, EOFError)
+            self.broken = f"ends before its {self.kind} stream does" if self.cut else f"is a damaged {self.kind} stream"
             return 0
         buffer[: len(data)] = data
         return len(data)
 
 
-def decompressor(handle: io.BufferedReader) -> Unpacking | None:
+def decompressor(handle: IO[bytes]) -> Unpacking | None:
     """What ``handle`` unpacks to, read to its first break (``Unpacking``); None for a plain file."""
+    kind = compression(handle)
     inner = decompressing(handle)
-    return None if inner is None else Unpacking(inner)
+    return None if inner is None or kind is None else Unpacking(inner, kind)
 
 
 def compressed(path: Path) -> str | None:
@@ -236,15 +249,20 @@ def compressed(path: Path) -> str | None:
         return None
 
 
-def bounded_lines(handle: IO[bytes], name: str, line_limit: int) -> Iterator[tuple[int, bytes]]:
+def bounded_lines(
+    handle: IO[bytes], name: str, line_limit: int, max_lines: int | None = None
+) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of ``handle``, each refused past ``line_limit`` bytes: a file of one
-    endless line is held ``line_limit`` bytes at a time, never whole."""
+    endless line is held ``line_limit`` bytes at a time, never whole. Past ``max_lines`` lines (blank
+    ones count), refused: what a reader keeps per line is bounded by the count, not only by the bytes."""
     number = 0
     while True:
         line = handle.readline(line_limit + 1)
         if not line:
             return
         number += 1
+        if max_lines is not None and number > max_lines:
+            raise TooLarge(f"{name}: more than the {max_lines:,} lines it may hold (blank ones count)")
         if len(line) > line_limit and not line.endswith(b"\n"):
             raise TooLarge(f"{name}:{number}: a line longer than {size_text(line_limit)}")
         yield number, line

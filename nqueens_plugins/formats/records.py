@@ -11,7 +11,9 @@ record is flushed as its run ends, a comparison killed with -9 loses at most
 the runs in flight, and ``--resume`` continues where it stopped.
 
 Reading is forgiving but never silent, and trusts nothing: a file may come
-from anyone. Each line is bounded (length, nesting) before it is parsed, its
+from anyone. The whole reading is bounded (``ReadLimits``: lines, blank ones
+counted, and the bytes the file unpacks to; past either, refused in one line),
+each line is bounded (length, nesting) before it is parsed, its
 numbers must be finite, and every field a summary, plot or page uses is checked
 (types, ranges, n within bounds, fixed queens and blocked squares on the board,
 times finite and not negative), so no other module meets a value it cannot use.
@@ -50,7 +52,15 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.verify import board_error
 from nqueens_plugins.formats.inputs import MAX_N
-from nqueens_plugins.formats.reading import compressed, decompressor
+from nqueens_plugins.formats.reading import (
+    RESULTS_MAX_BYTES,
+    RESULTS_MAX_LINES,
+    Bounded,
+    TooLarge,
+    compressed,
+    decompressor,
+    open_regular,
+)
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
@@ -148,6 +158,8 @@ def now() -> str:
 # type or range. A bad line is a warning naming it; only a file that is not ours is refused.
 
 MAX_LINE_BYTES = 32 << 20  # a record keeping 4 million queens (--queens); a longer line is skipped unread
+MAX_LINES = RESULTS_MAX_LINES  # what one reading may take in all (``ReadLimits``): formats/reading.py says why
+MAX_BYTES = RESULTS_MAX_BYTES
 MAX_DEPTH = 32  # records nest 3 deep; json recurses once a level, so depth is bounded before parsing
 MAX_HEADERS = 1_000  # one per session of the file; past this, only the latest is kept
 MAX_WARNINGS = 100  # warnings about lines kept; the rest are counted in one line
@@ -169,9 +181,26 @@ TEXT_FIELDS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ReadLimits:
+    """How much one reading of a results file may take: ``lines`` (blank ones count) and ``bytes`` (what the
+    file unpacks to, or its size when plain). Past either the reading is refused (``TooLarge``, one line):
+    a summary of the part read would pass for the file's, so nothing is reported from a file cut short by
+    its limit; a user whose file is larger raises the limit (``nqueens report --max-lines/--max-bytes``)."""
+
+    lines: int = MAX_LINES
+    bytes: int = MAX_BYTES
+
+    def __post_init__(self) -> None:
+        for name, value in (("lines", self.lines), ("bytes", self.bytes)):
+            if type(value) is not int or value < 1:
+                raise BadInput(f"the most {name} a results file may hold is a whole number from 1, not {value!r}")
+
+
 @dataclass
 class Loaded:
-    """What reading a results file found besides its runs (filled in as ``scan_records`` streams)."""
+    """What reading a results file found besides its runs (filled in as ``scan_records`` streams), and the
+    limits that reading is held to (``limits``)."""
 
     headers: list[dict[str, Any]] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
@@ -179,6 +208,7 @@ class Loaded:
     torn_tail: int | None = None  # byte offset of an incomplete last line
     unlisted: int = 0  # warnings past MAX_WARNINGS, counted, not kept
     headers_dropped: int = 0  # headers past MAX_HEADERS (the latest is kept in the last place)
+    limits: ReadLimits = field(default_factory=ReadLimits)
 
     def warn(self, text: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -192,6 +222,16 @@ def read_records(path: Path) -> Loaded:
     loaded = Loaded()
     loaded.records.extend(scan_records(path, loaded))
     return loaded
+
+
+def first_header(path: Path, limits: ReadLimits | None = None) -> dict[str, Any] | None:
+    """A results file's first header, read only as far as the first run, within ``limits`` (a file of a header
+    and a hundred million blank lines stops at the limit the user gave, not at the default); BadInput as
+    ``scan_records`` for a file that is not this tool's."""
+    loaded = Loaded(limits=limits or ReadLimits())
+    for _ in scan_records(path, loaded):
+        break  # the generator, dropped here, closes the file
+    return loaded.headers[0] if loaded.headers else None
 
 
 def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, Any]]:
@@ -224,23 +264,27 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
     written) are re-verified here and come out ``verified: false``, with a
     warning.
     """
-    if path.exists() and not path.is_file():  # a device such as /dev/zero would never end
-        raise BadInput(f"{str(path)!r} is not a regular file")
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise BadInput(f"results file {str(path)!r} does not exist") from None
-    except OSError as exc:
-        raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror}") from None
+    # A regular file only, checked on the open descriptor (a device such as /dev/zero would never end, a FIFO
+    # never open, a kernel file under /proc claims size 0); a plain one larger than the bytes it may hold is
+    # refused before it is read.
+    handle = open_regular(path, "results file", loaded.limits.bytes)
     with handle:
+        unpacking = None
         try:
             unpacking = decompressor(handle)  # a results file kept gzipped (or bzip2, xz) reads as it is
-            stream = handle if unpacking is None else io.BufferedReader(unpacking, 1 << 20)
-            yield from parse_lines(stream, str(path), loaded)
+            advice = "; nqueens report --max-bytes (max_bytes=) reads more"
+            bounded = Bounded(handle if unpacking is None else unpacking, loaded.limits.bytes, str(path), advice)
+            yield from parse_lines(io.BufferedReader(bounded, 1 << 20), str(path), loaded)
         except OSError as exc:  # opened but unreadable: /proc/self/mem, a failing disk
             raise BadInput(f"cannot read results file {str(path)!r}: {exc.strerror or exc}") from None
+        except BadInput as exc:  # nothing could be read: where the compression broke first, that is the cause
+            if isinstance(exc, TooLarge) or unpacking is None or unpacking.broken is None:
+                raise
+            where = ", within its first line" if unpacking.cut else ", before the end of its first line"
+            raise BadInput(f"{str(path)!r} {unpacking.broken}{where}: there are no records to read") from None
         if unpacking is not None and unpacking.broken is not None:
-            loaded.warnings.append(f"{path}: {unpacking.broken}; the records before that are kept")
+            kept = "the records before the cut are kept" if unpacking.cut else "the records before the damage are kept"
+            loaded.warnings.append(f"{path} {unpacking.broken}: {kept}")
 
 
 def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
@@ -248,7 +292,13 @@ def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[s
     offset = 0
     seen_any = False
     rejected = 0
+    most = loaded.limits.lines
     for number, (raw, size, complete) in enumerate(lines_of(handle), start=1):
+        if number > most:  # blank lines count: a file of nothing but newlines is bounded too
+            raise TooLarge(
+                f"{name}: more than the {most:,} lines a results file may hold (blank ones count); "
+                "nqueens report --max-lines (max_lines=) reads more"
+            )
         start = offset
         offset += size
         if raw is not None and raw.isspace():  # (readline never gives an empty line)

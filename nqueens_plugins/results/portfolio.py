@@ -82,17 +82,25 @@ class Scores:
     total: dict[tuple[int, str], float] = field(default_factory=lambda: defaultdict(float))
     runs: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
     decided: dict[tuple[int, str], int] = field(default_factory=lambda: defaultdict(int))
-    seconds: dict[tuple[int, str], list[float]] = field(default_factory=lambda: defaultdict(list))
-    succeeded: dict[tuple[int, str], list[bool]] = field(default_factory=lambda: defaultdict(list))
+    # Its groups' runs there, as they are (typed arrays, weighted where runs repeat): one entry a run only when a
+    # schedule is simulated on them (``seconds``, ``succeeded``), not Python lists of 40 bytes a run.
+    kept: dict[tuple[int, str], list[Runs]] = field(default_factory=lambda: defaultdict(list))
     limit: dict[tuple[int, str], float] = field(default_factory=dict)  # the largest of its groups there
 
     def add(self, instance: tuple[int, str], runs: Runs, score: float) -> None:
         self.total[instance] += score * len(runs)
         self.runs[instance] += len(runs)
-        self.decided[instance] += int(runs.succeeded.sum())
-        self.seconds[instance] += runs.seconds.tolist()
-        self.succeeded[instance] += runs.succeeded.tolist()
+        self.decided[instance] += runs.successes
+        self.kept[instance].append(runs)
         self.limit[instance] = max(self.limit.get(instance, 0.0), float(runs.limit or 0.0))
+
+    def seconds(self, instance: tuple[int, str]) -> np.ndarray:
+        """Each run's seconds on the instance."""
+        return np.concatenate([runs.expanded().seconds for runs in self.kept[instance]])
+
+    def succeeded(self, instance: tuple[int, str]) -> np.ndarray:
+        """Whether each run on the instance succeeded (in the order of ``seconds``)."""
+        return np.concatenate([runs.expanded().succeeded for runs in self.kept[instance]])
 
     def par(self, instance: tuple[int, str]) -> float:
         return self.total[instance] / self.runs[instance]
@@ -112,7 +120,7 @@ class Table:
     def recorded(self, instance: tuple[int, str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Each single solver's runs on the instance: (seconds, whether each decided)."""
         return {
-            label: (np.array(self.scores[label].seconds[instance]), np.array(self.scores[label].succeeded[instance]))
+            label: (self.scores[label].seconds(instance), self.scores[label].succeeded(instance))
             for label in self.singles
         }
 
@@ -128,7 +136,7 @@ def score_table(groups: Mapping[Any, Any]) -> Table | None:
     boards: dict[tuple[int, str], tuple[int, Any, Any]] = {}
     unlimited: set[str] = set()
     for (solver, n, instance, _, _), group in groups.items():
-        if not group.seconds:
+        if not group.has_runs:
             continue  # a refusal: no runs
         runs = group.runs()
         score = par(runs, PORTFOLIO_PAR)

@@ -36,6 +36,7 @@ score: a verified board, or a confirmed proof that none exists (``summary.py``).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -57,12 +58,19 @@ class Runs:
 
     A success is what the caller scores as one; the summaries score a run that *decided* its
     instance (a verified board, or a confirmed proof that none exists), as SAT and CP
-    competitions do."""
+    competitions do.
+
+    ``weights``, when given, says how many runs each entry stands for: a file that repeats one
+    run ten million times is summarised from one entry, in flat memory (``summary.Group``). The
+    figures ``summary_rows`` shows (``len``, ``successes``, ``weighted_ert``, ``par``,
+    ``censored_quantile``) honour it; the rest (``ecdf``, the bootstrap, Mann-Whitney) work on
+    ``expanded()`` runs, one entry a run, exactly as before."""
 
     seconds: np.ndarray
     iterations: np.ndarray
     succeeded: np.ndarray  # bool
     limit: float | None  # seconds; None when the runs had no time limit
+    weights: np.ndarray | None = None  # runs each entry stands for (None: one each)
 
     @classmethod
     def of(
@@ -71,16 +79,32 @@ class Runs:
         iterations: Sequence[float],
         succeeded: Sequence[bool] | Sequence[int] | np.ndarray,
         limit: float | None,
+        weights: np.ndarray | None = None,
     ) -> Runs:
         return cls(
             np.asarray(seconds, dtype=float),
             np.asarray(iterations, dtype=float),
             np.asarray(succeeded, dtype=bool),
             limit,
+            None if weights is None else np.asarray(weights, dtype=np.int64),
         )
 
     def __len__(self) -> int:
-        return len(self.seconds)
+        return len(self.seconds) if self.weights is None else int(self.weights.sum())
+
+    @property
+    def successes(self) -> int:
+        """How many runs succeeded."""
+        if self.weights is None:
+            return int(np.count_nonzero(self.succeeded))
+        return int(self.weights[self.succeeded].sum())
+
+    def expanded(self) -> Runs:
+        """One entry a run (itself when it is so already): for the figures that resample or rank runs."""
+        if self.weights is None:
+            return self
+        repeat = functools.partial(np.repeat, repeats=self.weights)
+        return Runs(repeat(self.seconds), repeat(self.iterations), repeat(self.succeeded), self.limit)
 
 
 def ert(cost: np.ndarray, solved: np.ndarray) -> float:
@@ -89,11 +113,22 @@ def ert(cost: np.ndarray, solved: np.ndarray) -> float:
     return float(cost.sum()) / successes if successes else math.inf
 
 
+def weighted_ert(runs: Runs, cost: np.ndarray) -> float:
+    """``ert`` of runs that may stand for several each (``Runs.weights``): ``cost`` is one of their arrays."""
+    if runs.weights is None:
+        return ert(cost, runs.succeeded)
+    successes = runs.successes
+    return float(np.dot(cost, runs.weights)) / successes if successes else math.inf
+
+
 def par(runs: Runs, factor: int = PAR_FACTOR) -> float | None:
     """Penalised average runtime: unsolved runs count as ``factor`` x the limit (None without a limit)."""
     if runs.limit is None or not len(runs):
         return None
-    return float(np.where(runs.succeeded, runs.seconds, factor * runs.limit).mean())
+    scored = np.where(runs.succeeded, runs.seconds, factor * runs.limit)
+    if runs.weights is None:
+        return float(scored.mean())
+    return float(np.dot(scored, runs.weights)) / len(runs)
 
 
 def censored_quantile(runs: Runs, q: float) -> float:
@@ -105,11 +140,17 @@ def censored_quantile(runs: Runs, q: float) -> float:
     if not len(runs):
         return math.nan
     times = np.where(runs.succeeded, runs.seconds, np.inf)
-    return float(np.quantile(times, q, method="inverted_cdf"))
+    if runs.weights is None:
+        return float(np.quantile(times, q, method="inverted_cdf"))
+    order = np.argsort(times, kind="stable")  # the same rule, each entry counted as the runs it stands for
+    reached = np.cumsum(runs.weights[order])
+    at = min(int(np.searchsorted(reached, q * len(runs), side="left")), len(order) - 1)
+    return float(times[order[at]])
 
 
 def ecdf(runs: Runs) -> tuple[np.ndarray, np.ndarray]:
     """The run-length distribution: sorted solve times and the fraction of all runs solved by each."""
+    runs = runs.expanded()
     times = np.sort(runs.seconds[runs.succeeded])
     return times, np.arange(1, len(times) + 1) / max(len(runs), 1)
 
@@ -168,6 +209,7 @@ def compare_to_baseline(variant: Runs, baseline: Runs, seed: int = 0) -> Baselin
     """ERT ratio with its bootstrap interval and a censoring-aware rank test (see the module docstring)."""
     from scipy import stats  # the `report` extra
 
+    variant, baseline = variant.expanded(), baseline.expanded()
     mine, theirs = ert(variant.seconds, variant.succeeded), ert(baseline.seconds, baseline.succeeded)
     ratio = math.nan if math.isinf(mine) and math.isinf(theirs) else mine / theirs  # 0: only the variant solves
     low = high = None
@@ -208,6 +250,7 @@ def ert_interval(runs: Runs, seed: int = 0) -> tuple[float, float] | None:
         return None
     if len(runs) < 2 or not runs.succeeded.any():
         return None
+    runs = runs.expanded()
     low, high = percentile_interval((len(runs),), lambda a, axis=-1: take_ert(runs, a, axis), seed)
     return (low, high) if math.isfinite(low) else None  # high may be inf: some resamples never solve
 

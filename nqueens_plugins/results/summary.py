@@ -53,7 +53,14 @@ from nqueens_plugins.results.recheck import (
     Fate,
     host_fate,
 )
-from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par, wilson_interval
+from nqueens_plugins.results.statistics import (
+    Runs,
+    censored_quantile,
+    compare_to_baseline,
+    par,
+    weighted_ert,
+    wilson_interval,
+)
 
 
 @dataclass
@@ -125,17 +132,31 @@ def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
 SOLVED, PROVED, CLAIMED, WORD = 1, 2, 3, 4
 
 
+Kind = tuple[int, bool]  # a run's answer (SOLVED, PROVED, CLAIMED, WORD or 0) and whether it is counted
+
+
 @dataclass
 class Group:
-    """What a summary keeps of one group's runs while the file streams past: numbers, not records."""
+    """What a summary keeps of one group's runs while the file streams past: numbers, not records.
 
-    # Typed arrays (8 bytes a number, 1 a flag), not lists of objects: a million runs stay small.
-    seconds: array[float] = field(default_factory=lambda: array("d"))
-    iterations: array[float] = field(default_factory=lambda: array("d"))
-    moves: array[float] = field(default_factory=lambda: array("d"))
-    steps: array[float] = field(default_factory=lambda: array("d"))  # counters.steps, NaN where not reported
-    answers: array[int] = field(default_factory=lambda: array("b"))  # SOLVED, PROVED, CLAIMED, WORD, or 0 (none)
-    counted: array[int] = field(default_factory=lambda: array("b"))  # not error or invalid: its counters mean something
+    Per run, only what a median, an ERT or a figure needs run by run: its seconds and iterations (typed
+    arrays, 8 bytes a number), its answer and whether its counters count (1 byte each), 18 bytes in all;
+    moves and steps, which are only ever averaged, are kept as sums per kind of run (``Kind``). A run
+    equal to the one before it in all four is not stored again but counted (``repeats``), so a file of
+    one record repeated ten million times is held in a few bytes (``nqueens report`` on it stays flat:
+    benchmarks/records_reader.py --report-memory). ``seconds``, ``iterations``, ``answers``, ``counted``
+    and ``decided`` are one entry a run, as they always were; ``runs()`` gives the weighted entries."""
+
+    # One entry per stored run; ``repeats[i]``: how many more runs entry i stands for.
+    stored_seconds: array[float] = field(default_factory=lambda: array("d"))
+    stored_iterations: array[float] = field(default_factory=lambda: array("d"))
+    stored_answers: array[int] = field(default_factory=lambda: array("b"))  # SOLVED, PROVED, CLAIMED, WORD, 0
+    stored_counted: array[int] = field(default_factory=lambda: array("b"))  # not error or invalid
+    repeats: dict[int, int] = field(default_factory=dict)
+    kinds: Counter[Kind] = field(default_factory=Counter)  # runs of each kind
+    moves: dict[Kind, float] = field(default_factory=lambda: defaultdict(float))  # the sum of their moves
+    steps: dict[Kind, float] = field(default_factory=lambda: defaultdict(float))  # of their counters.steps
+    stepped: Counter[Kind] = field(default_factory=Counter)  # how many of them reported steps
     statuses: Counter[str] = field(default_factory=Counter)
     limits: set[float | None] = field(default_factory=set)
     family: tuple[str, int] | None = None  # the instance family's parameter (family_parameter), for plots
@@ -160,24 +181,28 @@ class Group:
             self.refused = str(record.get("reason") or "refused")
             self.source = self.source or record.get("source")
             return
-        if not self.seconds:  # the first run: the instance's family and file are the same for all its runs
+        if not self.stored_seconds:  # the first run: the instance's family and file are the same for all its runs
             self.family = family_parameter(record)
             self.source = record.get("source")
             self.board = (record["n"], record.get("fixed") or {}, record.get("blocked") or [])
-        self.seconds.append(float(record["seconds"]))
-        self.iterations.append(float(record.get("iterations") or 0))
-        self.moves.append(float(record.get("moves") or 0))
-        self.steps.append(steps_of(record))
         status, verified = record["status"], record.get("verified")
         if status == "solved" and verified is True:
-            self.answers.append(SOLVED)
+            answer = SOLVED
         elif status == "no-solution":
-            self.answers.append(self.claim(record, fate))
+            answer = self.claim(record, fate)
         else:
-            self.answers.append(0)
+            answer = 0
             if status == "invalid":
                 self.tally(fate if fate is not None else host_fate(record))
-        self.counted.append(status not in ("error", "invalid"))
+        counted = status not in ("error", "invalid")
+        self.store(float(record["seconds"]), float(record.get("iterations") or 0), answer, counted)
+        kind = (answer, counted)
+        self.kinds[kind] += 1
+        self.moves[kind] += float(record.get("moves") or 0)
+        steps = steps_of(record)
+        if not math.isnan(steps):
+            self.steps[kind] += steps
+            self.stepped[kind] += 1
         self.statuses[str(status)] += 1
         self.incomplete = self.incomplete or record.get("complete") is False
         limit = record.get("timeout")
@@ -214,14 +239,76 @@ class Group:
             self.on_its_face = n in (2, 3) if plain else instance_contradiction(problem) is not None
         return self.on_its_face
 
+    def store(self, seconds: float, iterations: float, answer: int, counted: bool) -> None:
+        """One run's entry, or one more count of the entry before it when the run is the same in all four."""
+        last = len(self.stored_seconds) - 1
+        if (
+            last >= 0
+            and self.stored_seconds[last] == seconds
+            and self.stored_iterations[last] == iterations
+            and self.stored_answers[last] == answer
+            and self.stored_counted[last] == counted
+        ):
+            self.repeats[last] = self.repeats.get(last, 0) + 1
+            return
+        self.stored_seconds.append(seconds)
+        self.stored_iterations.append(iterations)
+        self.stored_answers.append(answer)
+        self.stored_counted.append(counted)
+
+    def weights(self) -> np.ndarray | None:
+        """How many runs each stored entry stands for (None: one each)."""
+        if not self.repeats:
+            return None
+        weights = np.ones(len(self.stored_seconds), dtype=np.int64)
+        weights[list(self.repeats)] += list(self.repeats.values())
+        return weights
+
+    def each_run(self, stored: array[Any]) -> array[Any]:
+        """A stored array with one entry a run (itself when no run repeats the one before it)."""
+        weights = self.weights()
+        if weights is None:
+            return stored
+        return array(stored.typecode, np.repeat(np.frombuffer(stored, dtype=stored.typecode), weights).tobytes())
+
+    @property
+    def has_runs(self) -> bool:
+        """Whether the group holds any run (a refusal holds none): asked without making ``seconds`` run by run."""
+        return bool(self.stored_seconds)
+
+    @property
+    def seconds(self) -> array[float]:
+        """Each run's seconds (made one entry a run, where runs repeat: ``has_runs`` asks whether there are any)."""
+        return self.each_run(self.stored_seconds)
+
+    @property
+    def iterations(self) -> array[float]:
+        return self.each_run(self.stored_iterations)
+
+    @property
+    def answers(self) -> array[int]:
+        return self.each_run(self.stored_answers)
+
+    @property
+    def counted(self) -> array[int]:
+        return self.each_run(self.stored_counted)
+
     @property
     def certified(self) -> int:
         """No-solution claims whose certificate was checked now (or by the host, for runs made here) and holds."""
         return self.fates[CERTIFIED]
 
     def extend(self, other: Group) -> None:
-        for name in ("seconds", "iterations", "moves", "steps", "answers", "counted"):
+        offset = len(self.stored_seconds)
+        for name in ("stored_seconds", "stored_iterations", "stored_answers", "stored_counted"):
             getattr(self, name).extend(getattr(other, name))
+        self.repeats.update({offset + index: extra for index, extra in other.repeats.items()})
+        self.kinds.update(other.kinds)
+        self.stepped.update(other.stepped)
+        for kind, total in other.moves.items():
+            self.moves[kind] += total
+        for kind, total in other.steps.items():
+            self.steps[kind] += total
         self.statuses.update(other.statuses)
         self.limits |= other.limits
         self.family = self.family or other.family
@@ -236,14 +323,37 @@ class Group:
         self.rejected_claims += other.rejected_claims
 
     def count(self, answer: int) -> int:
-        return self.answers.count(answer)
+        return sum(runs for (kind, _), runs in self.kinds.items() if kind == answer)
+
+    def deciding(self, answer: int) -> bool:
+        """Whether a run with this answer decided the instance, given what is known of it (``settle``)."""
+        if answer == SOLVED:
+            return True
+        if answer == PROVED:
+            return self.satisfiable is not True
+        return answer in (CLAIMED, WORD) and self.satisfiable is False
+
+    def stored_decided(self) -> np.ndarray:
+        """Which stored entries decided the instance (``deciding``)."""
+        answers = np.frombuffer(self.stored_answers, dtype=np.int8)
+        confirmed = ((answers == CLAIMED) | (answers == WORD)) & (self.satisfiable is False)
+        return (answers == SOLVED) | ((answers == PROVED) & (self.satisfiable is not True)) | confirmed
 
     @property
     def decided(self) -> np.ndarray:
         """Which runs decided the instance: a verified board, or a no-solution claim that agrees with what is known."""
-        answers = np.frombuffer(self.answers, dtype=np.int8)
-        confirmed = ((answers == CLAIMED) | (answers == WORD)) & (self.satisfiable is False)
-        return (answers == SOLVED) | ((answers == PROVED) & (self.satisfiable is not True)) | confirmed
+        decided, weights = self.stored_decided(), self.weights()
+        return decided if weights is None else np.repeat(decided, weights)
+
+    def mean_of(self, totals: Mapping[Kind, float], counts: Mapping[Kind, int], decided: bool | None) -> float | None:
+        """The mean of a per-kind sum over the counted runs (that decided, if ``decided``; that did not, if False)."""
+        chosen = [
+            kind
+            for kind in counts
+            if kind[1] and counts[kind] and (decided is None or self.deciding(kind[0]) == decided)
+        ]
+        runs = sum(counts[kind] for kind in chosen)
+        return sum(totals.get(kind, 0.0) for kind in chosen) / runs if runs else None
 
     @property
     def refuted(self) -> int:
@@ -255,9 +365,10 @@ class Group:
         return self.incomplete and self.satisfiable is False
 
     def runs(self) -> Runs:
+        """The group's runs, each stored entry weighted by the runs it stands for (``Runs.expanded`` for one a run)."""
         limits = [limit for limit in self.limits if limit is not None]
         limit = max(limits) if limits and None not in self.limits else None
-        return Runs.of(self.seconds, self.iterations, self.decided, limit)
+        return Runs.of(self.stored_seconds, self.stored_iterations, self.stored_decided(), limit, self.weights())
 
 
 def settle(groups: Mapping[GroupKey, Group]) -> None:
@@ -307,6 +418,9 @@ def family_parameter(record: Mapping[str, Any]) -> tuple[str, int] | None:
 
 
 GroupKey = tuple[str, int, str, Any, Any]  # solver, n, instance, seed, version
+# Groups one summary may hold (about 2 KB each): a file of ten million runs each under a seed of its own would
+# otherwise make ten million groups, some 20 GB. A tune of 1,000 configurations on 100 instances makes 100,000.
+MAX_GROUPS = 250_000
 
 
 def group_runs(
@@ -324,7 +438,13 @@ def group_runs(
         seeds.add(seed)
         versions[str(record["solver"])].add(version)
         fate = certificates.settle(record) if certificates is not None else None
-        groups[(str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)].add(record, fate)
+        key = (str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)
+        if key not in groups and len(groups) >= MAX_GROUPS:
+            raise BadInput(
+                f"the runs make more than {MAX_GROUPS:,} groups (solver variant, board, seed and version each apart): "
+                "more than one summary holds; split the file by solver or board"
+            )
+        groups[key].add(record, fate)
     notes = []
     mixed_seeds = len(seeds) > 1
     mixed_versions = sorted(solver for solver, found in versions.items() if len(found) > 1)
@@ -339,10 +459,11 @@ def group_runs(
         )
     merged: dict[GroupKey, Group] = defaultdict(Group)  # keyed by seed and version only where they vary
     for (solver, n, instance, seed, version), group in groups.items():
-        target = merged[
-            (solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)
-        ]
-        target.extend(group)
+        key = (solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)
+        if key in merged:
+            merged[key].extend(group)
+        else:
+            merged[key] = group  # moved, not copied: a group of ten million runs is not held twice
     settle(merged)
     return merged, notes
 
@@ -366,13 +487,13 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
     for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
         solver, n, instance, seed, version = key
         group = groups[key]
-        if not group.seconds:  # refused before any run (a board the solver later took has runs instead)
+        if not group.stored_seconds:  # refused before any run (a board the solver later took has runs instead)
             rows.append(refused_row(solver, n, instance or None, group, seed, version))
             continue
         runs = group.runs()
-        decided = int(runs.succeeded.sum())
+        decided = runs.successes
         low, high = wilson_interval(decided, len(runs))
-        counted = np.asarray(group.counted, dtype=bool)
+        counted = np.asarray(group.stored_counted, dtype=bool)
         quartiles = [censored_quantile(runs, q) for q in (0.25, 0.5, 0.75)]
         claims = group.statuses["no-solution"] - group.refuted - group.rejected_claims  # neither refuted nor rejected
         rows.append(
@@ -390,11 +511,11 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 q25_seconds=finite(quartiles[0]),
                 median_seconds=finite(quartiles[1]),
                 q75_seconds=finite(quartiles[2]),
-                ert_seconds=finite(ert(runs.seconds, runs.succeeded)),
-                ert_iterations=finite(ert(runs.iterations, runs.succeeded)),
+                ert_seconds=finite(weighted_ert(runs, runs.seconds)),
+                ert_iterations=finite(weighted_ert(runs, runs.iterations)),
                 par10_seconds=par(runs),
-                mean_iterations=float(np.mean(runs.iterations[counted])) if counted.any() else None,
-                mean_moves=float(np.mean(np.asarray(group.moves)[counted])) if counted.any() else None,
+                mean_iterations=mean_counted(runs, counted),
+                mean_moves=group.mean_of(group.moves, group.kinds, None),
                 no_solution=claims,
                 proved=decided - group.count(SOLVED),
                 unconfirmed=claims - (decided - group.count(SOLVED)),
@@ -412,8 +533,8 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 certificates=group.certificates,
                 rechecked=group.rechecked,
                 uncertified=group.uncertified,
-                steps_solved=mean_steps(group, runs.succeeded),
-                steps_stuck=mean_steps(group, ~runs.succeeded & counted),
+                steps_solved=group.mean_of(group.steps, group.stepped, True),
+                steps_stuck=group.mean_of(group.steps, group.stepped, False),
                 seed=seed,
                 version=version,
                 undecided_end=undecided_end(group, decided),
@@ -430,11 +551,13 @@ def steps_of(record: Mapping[str, Any]) -> float:
     return float(steps) if isinstance(steps, (int, float)) and not isinstance(steps, bool) else math.nan
 
 
-def mean_steps(group: Group, runs: np.ndarray) -> float | None:
-    """The mean ``steps`` of the chosen runs that reported them (None if none did)."""
-    steps = np.frombuffer(group.steps, dtype=np.float64)[runs]
-    steps = steps[~np.isnan(steps)]
-    return float(steps.mean()) if len(steps) else None
+def mean_counted(runs: Runs, counted: np.ndarray) -> float | None:
+    """The mean iterations of the counted runs (None if none is), each entry weighted by the runs it stands for."""
+    if not counted.any():
+        return None
+    if runs.weights is None:
+        return float(np.mean(runs.iterations[counted]))
+    return float(np.dot(runs.iterations[counted], runs.weights[counted]) / runs.weights[counted].sum())
 
 
 def answer_label(group: Group) -> str:
@@ -449,7 +572,7 @@ def answer_label(group: Group) -> str:
 def undecided_end(group: Group, decided: int) -> str | None:
     """How the runs that did not decide ended, if all alike: what a censored quantile can truly say of
     them. "More than the limit" is true only of runs that ran to it; a run that gave up after 0.8 s did not."""
-    undecided = len(group.seconds) - decided
+    undecided = sum(group.kinds.values()) - decided
     if undecided == 0:
         return None
     return next((status for status in ("timed-out", "gave-up") if group.statuses[status] == undecided), "mixed")
@@ -515,11 +638,11 @@ def baseline_rows(groups: Mapping[GroupKey, Group], baseline: str) -> list[Basel
     if matched is None:
         raise BadInput(f"baseline {baseline!r} is not in the file; it holds {', '.join(solvers)}")
     baseline = matched
-    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline and group.seconds}
+    base = {(key[1], key[2]): group for key, group in groups.items() if key[0] == baseline and group.has_runs}
     rows = []
     for key in sorted(groups, key=lambda k: (*natural_order(k[:3]), str(k[3]), str(k[4]))):
         solver, n, instance = key[:3]
-        if solver == baseline or (n, instance) not in base or not groups[key].seconds:
+        if solver == baseline or (n, instance) not in base or not groups[key].has_runs:
             continue
         mine, theirs = groups[key].runs(), base[(n, instance)].runs()
         compared = compare_to_baseline(mine, theirs)
