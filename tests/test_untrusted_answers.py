@@ -10,6 +10,7 @@ import math
 import os
 import random
 import struct
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -180,6 +181,11 @@ def test_a_genuine_proof_is_certified_and_kept_for_an_outside_checker(tmp_path: 
     again = certificates.check(proof, NONE_EXISTS, nq.Limits())
     assert again.status == "certified"
     assert certificates.check(proof, SATISFIABLE, nq.Limits()).status == "rejected"  # another instance's proof
+    assert nq.check_proof(NONE_EXISTS, proof).certified  # brought back, as a user brings a proof
+    command = [sys.executable, "-m", "nqueens_plugins", "check-proof", "-n", "4", "--blocked", "0:1,0:2", str(proof)]
+    assert subprocess.run(command, capture_output=True, check=False, timeout=120).returncode == 0
+    command[-1] = str(formula)  # the formula is no proof of itself: it never derives the empty clause
+    assert subprocess.run(command, capture_output=True, check=False, timeout=120).returncode == 3
 
 
 class Payload:
