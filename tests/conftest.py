@@ -125,3 +125,18 @@ def run_cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch)
         return code, captured.out, captured.err
 
     return invoke
+
+
+@pytest.fixture
+def registered() -> Iterator[Callable[[nqueens_plugins.Solver], str]]:
+    """``register(solver)``: the solver registered for this test (``nq.register``) and withdrawn after it; its name."""
+    names: list[str] = []
+
+    def register(solver: nqueens_plugins.Solver) -> str:
+        nqueens_plugins.register(solver)
+        names.append(solver.name)
+        return solver.name
+
+    yield register
+    for name in names:
+        nqueens_plugins.unregister(name)

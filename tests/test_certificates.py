@@ -39,20 +39,6 @@ def liar(name: str, write: Callable[[Any, Problem], None]) -> Solver:
     return Liar()
 
 
-@pytest.fixture
-def registered() -> Any:
-    names: list[str] = []
-
-    def register(solver: Solver) -> str:
-        nq.register(solver)
-        names.append(solver.name)
-        return solver.name
-
-    yield register
-    for name in names:
-        nq.unregister(name)
-
-
 def test_the_instance_has_no_solution_by_brute_force() -> None:
     import itertools
 

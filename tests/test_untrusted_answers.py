@@ -12,7 +12,7 @@ import random
 import struct
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,20 +68,6 @@ def claims_none(name: str, before: Callable[[Any, Problem], None]) -> Solver:
 
     Claimant.name = name
     return Claimant()
-
-
-@pytest.fixture
-def registered() -> Iterator[Callable[[Solver], str]]:
-    names: list[str] = []
-
-    def register(solver: Solver) -> str:
-        nq.register(solver)
-        names.append(solver.name)
-        return solver.name
-
-    yield register
-    for name in names:
-        nq.unregister(name)
 
 
 def test_a_plugin_that_changes_its_problem_is_judged_on_the_hosts(registered: Callable[[Solver], str]) -> None:
