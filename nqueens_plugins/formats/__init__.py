@@ -1,7 +1,10 @@
 """Formats layer: how things are written down and read back, in any process.
 
-``inputs`` (sizes, time limits, memory, squares as users type them),
-``instances`` (CSPLib files, our JSON, archives, generators), ``records`` (the
-JSON-lines results file, its only writer and reader) and ``drawing`` (boards as
-SVG). Imports only the core.
+``inputs`` (sizes, squares and fixed queens as users type them), ``instances`` (CSPLib files,
+our JSON, archives, generators), ``published`` (the published answers of the CSPLib sets),
+``records`` (the JSON-lines results file, its only writer and reader), ``count_pieces`` (a
+count's finished pieces, so a long count resumes), ``kept_proofs`` (certificates kept for an
+outside checker), ``aslib`` (a records file as an ASlib scenario) and ``drawing`` (boards as
+SVG). Under all the files: ``reading`` (a file someone else named, read within bounds) and
+``output_files`` (one rule for every file written whole). Imports only the core.
 """

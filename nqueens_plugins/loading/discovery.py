@@ -2,9 +2,10 @@
 
 Discovery in one place: the ``nqueens`` entry points (``core.hookspecs.ENTRY_POINT_GROUP``),
 the ``NQUEENS_DISABLE_PLUGINS`` list, and the refusals of the import probes (``probe.py``).
-The host (``host.py``) loads from here; the execution layer is handed only the refusals, which
-its worker processes inherit so that they never import a plugin whose import crashed a probe
-(``installed_refusals``, given to the service by the API).
+The host (``host.py``) loads from here. The execution layer never asks for the refusals: this
+module, when imported, registers ``installed_refusals`` with ``processes.inherit``, so every
+worker process inherits them (asked for when a worker starts) and never imports a plugin
+whose import crashed a probe.
 """
 
 from __future__ import annotations

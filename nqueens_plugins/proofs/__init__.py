@@ -2,8 +2,11 @@
 
 It refutes the canonical CNF (``core/canonical_cnf.py``) and imports nothing of
 the package but the problem and that formula: no solver's code is trusted.
+``checker`` is the checker, ``kernels`` its inner loops, one source
+for numba and Python, ``jit`` the numba shim they are compiled with when numba imports,
+and ``check_program`` the process the service runs it in.
 
-The checker is imported on first use (``check_proof``, ``CheckReport``): the
+The checker is imported on first use (``checker.check_proof``, ``checker.CheckReport``): the
 checker program (``python -m nqueens_plugins.proofs.check_program``) imports
 this package first, and decides only then whether a proof is large enough to
 be worth loading numba for.
