@@ -92,7 +92,6 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
         pm.set_blocked(name)
     verdicts = probe.verdicts(wanted) if wanted else {}
     refused = {name: verdict.refused for name, verdict in verdicts.items() if verdict.refused}
-    registry.probe_refusals = refused
     registry.probe_failures = sorted({verdict.host_failure for verdict in verdicts.values() if verdict.host_failure})
     for entry_point in wanted:
         dist = entry_point.dist

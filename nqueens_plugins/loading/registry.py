@@ -78,7 +78,6 @@ class Registry:
     registrations: dict[str, Registration] = field(default_factory=dict)
     load_errors: list[LoadError] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
-    probe_refusals: dict[str, str] = field(default_factory=dict)  # entry point -> why its import is not tried
     # What kept the import probes from working at all (not any plugin's doing): every plugin is then imported,
     # as if its names were not known, and this says why.
     probe_failures: list[str] = field(default_factory=list)
