@@ -95,6 +95,40 @@ def test_broken_plugins_are_recorded_and_the_rest_keep_working(fake_distribution
     assert "min-conflicts" in registry
 
 
+def test_pluggy_hookcall_monitoring_sees_every_plugins_registration(fake_distribution) -> None:
+    """The host calls each plugin's hook through pluggy, not the function itself: a tracer added with
+    ``pm.add_hookcall_monitoring`` (datasette's DATASETTE_TRACE_PLUGINS) sees every call, the plugin
+    that answered it and what it raised; the failing plugin is still pinned and the others still load."""
+    fake_distribution("nqueens-knight", {"knight": "knight_plugin"}, {"knight_plugin": GOOD_PLUGIN})
+    fake_distribution(
+        "nqueens-raises",
+        {"raises": "raises_plugin"},
+        {"raises_plugin": GOOD_PLUGIN.replace('"knight-shift"', '"raiser"') + "    raise RuntimeError('boom')\n"},
+    )
+    pm = host.make_plugin_manager()
+    seen: list[tuple[str, list[str]]] = []
+    raised: list[str] = []
+
+    def before(hook_name, hook_impls, kwargs) -> None:
+        assert callable(kwargs["register"])
+        seen.append((hook_name, [impl.plugin_name for impl in hook_impls]))
+
+    def after(outcome, hook_name, hook_impls, kwargs) -> None:
+        if outcome.exception is not None:
+            raised.append(f"{hook_impls[0].plugin_name}: {outcome.exception}")
+
+    pm.add_hookcall_monitoring(before, after)
+    registry = host.load_registry(pm)
+    assert {name for name, _ in seen} == {"nqueens_register_solvers"}
+    answered = [plugins for _, plugins in seen]
+    assert all(len(plugins) == 1 for plugins in answered)  # one plugin a call: a failure is pinned on it
+    called = sorted(plugins[0] for plugins in answered)
+    assert called == sorted(impl.plugin_name for impl in pm.hook.nqueens_register_solvers.get_hookimpls())
+    assert {"knight", "raises", "builtin-min-conflicts"} <= set(called)
+    assert raised == ["raises: boom"]
+    assert "knight-shift" in registry and "raiser" not in registry
+
+
 def test_duplicate_name_is_refused_naming_both_sources(fake_distribution) -> None:
     fake_distribution(
         "nqueens-clash",

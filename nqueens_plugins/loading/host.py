@@ -14,6 +14,10 @@ Loading order and isolation:
 4. Every plugin's ``nqueens_register_solvers`` is called on its own, built-ins
    first, with a ``register`` bound to that plugin: a plugin that raises is
    recorded, whatever it registered is withdrawn, and the others keep working.
+   Each call goes through pluggy (``only_hook``), so a tracer added with
+   ``pm.add_hookcall_monitoring`` sees every plugin's registration. A solve is not
+   a hook call: it is a method of the registered ``Solver``, called in a worker
+   process that has no plugin manager (``execution/calls.py``), as llm's models are.
 5. A solver name is taken once. A plugin claiming a built-in's name fails (the
    built-ins register first); a name that two installed plugins claim is
    refused for both and each is reported, so that load order never decides
@@ -141,9 +145,9 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
         source = sources.get(impl.plugin_name, Source(impl.plugin_name))
         register = PluginRegister(registry, source)
         try:
-            # Called one plugin at a time so that a failure is pinned on its plugin;
-            # like pluggy, pass only the arguments the implementation names.
-            impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
+            # One plugin at a time, so that a failure is pinned on its plugin, and through pluggy,
+            # so that its hook-call monitoring (``pm.add_hookcall_monitoring``) sees every call.
+            only_hook(pm, "nqueens_register_solvers", impl.plugin)(register=register)
         except BaseException as exc:  # noqa: BLE001 - any failure is that plugin's, sys.exit included
             register.withdraw()
             registry.load_errors.append(LoadError(source, describe_exception(exc)))
@@ -156,6 +160,13 @@ def load_registry(pm: pluggy.PluginManager | None = None, only: Collection[str] 
             continue
         registry.registrations[name] = registration
     return registry
+
+
+def only_hook(pm: pluggy.PluginManager, name: str, plugin: object) -> pluggy.HookCaller:
+    """The hook ``name`` as pluggy calls it, with every plugin but ``plugin`` left out: a call that
+    pluggy makes (its argument matching, its monitoring) and that only one plugin answers."""
+    others = [other for _, other in pm.list_name_plugin() if other is not None and other is not plugin]
+    return pm.subset_hook_caller(name, remove_plugins=others)
 
 
 def describe_exception(exc: BaseException) -> str:

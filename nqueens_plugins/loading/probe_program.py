@@ -45,8 +45,7 @@ def registered_names(value: str) -> list[str]:
         manager = pluggy.PluginManager(hookspecs.PROJECT)
         manager.add_hookspecs(hookspecs)
         manager.register(plugin, name="probe")
-        for impl in manager.hook.nqueens_register_solvers.get_hookimpls():
-            impl.function(**{arg: register for arg in impl.argnames if arg == "register"})
+        manager.hook.nqueens_register_solvers(register=register)  # the one plugin, as pluggy calls it
     except BaseException:  # noqa: BLE001, S110 - the plugin's failure is reported when the host imports it
         pass
     return names
