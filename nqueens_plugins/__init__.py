@@ -75,39 +75,6 @@ if TYPE_CHECKING:
     from nqueens_plugins.core.verify import board_error
     from nqueens_plugins.formats.published import published_answer
 
-# The API is imported on first use: a plugin that imports the contract from here
-# (every worker process does) does not pay for the host, the grid or the service.
-API = (
-    "Limits",
-    "ResultsFile",
-    "animation",
-    "check_proof",
-    "compare",
-    "compare_stream",
-    "count",
-    "count_plan",
-    "count_seconds",
-    "cross_check",
-    "cross_check_boards",
-    "cross_check_files",
-    "executor_for",
-    "export",
-    "export_aslib",
-    "plot",
-    "problem_of",
-    "race",
-    "records_frame",
-    "register",
-    "report",
-    "select",
-    "select_schedule",
-    "solve",
-    "solvers",
-    "summary",
-    "tune",
-    "unregister",
-)
-
 # Helpers for a plugin's own tests, imported on first use like the API (the verifier brings numpy).
 HELPERS = {
     "board_error": "nqueens_plugins.core.verify",
@@ -173,6 +140,12 @@ __all__ = [
     "tune",
     "unregister",
 ]
+
+# Each public name is written twice: in ``__all__`` (the promise) and where it comes from, an import above
+# (the contract, loaded now; the rest only for type checkers). The API is imported on first use: a plugin
+# that imports the contract from here (every worker process does) does not pay for the host, the grid or
+# the service. ``tests/test_architecture.py`` checks that the two agree.
+API = tuple(name for name in __all__ if name not in globals() and name not in HELPERS)
 
 
 def __dir__() -> list[str]:

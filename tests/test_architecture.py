@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import os
 import re
 import subprocess
 import sys
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -113,6 +115,56 @@ def test_the_contract_is_what_the_package_exports() -> None:
     assert nq.Solver is solver.Solver and nq.Trace is problem.Trace and nq.SolverRegister is hookspecs.SolverRegister
     for name in nq.__all__:
         assert getattr(nq, name) is not None, name
+
+
+def imported_names(source: str) -> dict[str, str]:
+    """Every name the package's ``__init__`` imports from the package, now or for type checkers: name -> module."""
+    names: dict[str, str] = {}
+    body = ast.parse(source).body
+    statements = body + [node for block in body if isinstance(block, ast.If) for node in block.body]
+    for node in statements:  # the module's own imports and its ``if TYPE_CHECKING:`` block, no function's
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("nqueens_plugins"):
+            names.update({alias.asname or alias.name: node.module for alias in node.names})
+    return names
+
+
+def export_disagreements(source: str, exported: Sequence[str], helpers: dict[str, str]) -> list[str]:
+    """Where ``__all__`` and the imports that say where each name comes from disagree, one line each."""
+    imported = imported_names(source)
+    wrong = [f"{name} is in __all__ but imported from nowhere" for name in exported if name not in imported]
+    wrong += [f"{name} is imported but not in __all__" for name in imported if name not in exported]
+    for name, module in imported.items():
+        if name in helpers and helpers[name] != module:
+            wrong.append(f"{name} is imported from {module} but loaded from {helpers[name]}")
+    return wrong
+
+
+def test_all_and_the_imports_agree_and_every_name_is_the_object_its_module_defines() -> None:
+    """Each public name is written twice in the package (``__all__`` and its import); they agree, and what
+    ``nq.name`` gives, loaded now or on first use, is the very object the import names."""
+    import nqueens_plugins as nq
+
+    source = Path(nq.__file__).read_text()
+    assert export_disagreements(source, nq.__all__, nq.HELPERS) == []
+    for name, module in imported_names(source).items():
+        assert getattr(nq, name) is getattr(importlib.import_module(module), name), name
+    assert set(nq.API) == {name for name, module in imported_names(source).items() if module == "nqueens_plugins.api"}
+
+
+def test_the_export_check_sees_a_name_left_out_of_either_list() -> None:
+    import nqueens_plugins as nq
+
+    source = Path(nq.__file__).read_text()
+    exported = [name for name in nq.__all__ if name != "compare"]
+    assert export_disagreements(source, exported, nq.HELPERS) == ["compare is imported but not in __all__"]
+    struck = source.replace("        check_proof,\n", "", 1)
+    assert export_disagreements(struck, nq.__all__, nq.HELPERS) == [
+        "check_proof is in __all__ but imported from nowhere"
+    ]
+    moved = {**nq.HELPERS, "ProofLog": "nqueens_plugins.core.problem"}
+    assert export_disagreements(source, nq.__all__, moved) == [
+        "ProofLog is imported from nqueens_plugins.core.proof_log but loaded from nqueens_plugins.core.problem"
+    ]
 
 
 def test_dir_shows_the_promise_not_the_modules_own_imports() -> None:
