@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import json
 import os
 import re
@@ -442,18 +443,7 @@ def count_seconds(
 
 
 def compare(
-    solvers: Sequence[str] | str,
-    boards: Boards = (),
-    trials: int = 1,
-    *,
-    limits: Limits | None = None,
-    executor: Executor | None = None,
-    jobs: int | None = None,
-    out: str | Path | ResultsFile | None = None,
-    keep_queens: bool = False,
-    notify: Notify | None = None,
-    planned: Callable[[int], None] | None = None,
-    **limit_keywords: Unpack[LimitKeywords],
+    solvers: Sequence[str] | str, boards: Boards = (), trials: int = 1, **keywords: Unpack[CompareKeywords]
 ) -> list[dict[str, Any]]:
     """Compare solvers over boards and trials; the records of the runs, as a list (``compare_stream``
     yields them as they end).
@@ -465,58 +455,51 @@ def compare(
     (``"hard/*.param"``, ``"diag-12.param@5"``; see
     ``nqueens_plugins.formats.instances``); or Problems (a board with fixed
     queens or blocked squares: ``nq.problem_of(8, fixed="0:2")``); a list may mix
-    them. ``limits`` is every run's (None: 10 s per run, seed 0), or give its
-    fields as keywords (``timeout=5, seed=1``: the rest keep compare's defaults).
-    ``executor`` runs them (default: local workers, ``jobs`` of them, one per
-    core when 0 or None). ``out`` appends each record to a results file as it
-    ends: a path, or ``ResultsFile(path, resume=True)`` to continue one.
-    ``keep_queens`` keeps the queens in records above n = 1000.
+    them. The keywords (``CompareKeywords``, all optional): ``limits`` is every run's
+    (None: 10 s per run, seed 0), or give its fields as keywords (``timeout=5, seed=1``:
+    the rest keep compare's defaults). ``executor`` runs them (default: local workers,
+    ``jobs`` of them, one per core when 0 or None). ``out`` appends each record to a
+    results file as it ends: a path, or ``ResultsFile(path, resume=True)`` to continue one.
+    ``keep_queens`` (default False) keeps the queens in records above n = 1000.
     ``planned(count)`` hears how many runs will be made; ``notify(line)``
     hears warnings and notes (default: Python warnings).
     """
-    return list(compare_stream(solvers, boards, trials, limits=limits, executor=executor, jobs=jobs, out=out,
-                               keep_queens=keep_queens, notify=notify, planned=planned, **limit_keywords))  # fmt: skip
+    return list(compare_stream(solvers, boards, trials, **keywords))
 
 
 def compare_stream(
-    solvers: Sequence[str] | str,
-    boards: Boards = (),
-    trials: int = 1,
-    *,
-    limits: Limits | None = None,
-    executor: Executor | None = None,
-    jobs: int | None = None,
-    out: str | Path | ResultsFile | None = None,
-    keep_queens: bool = False,
-    notify: Notify | None = None,
-    planned: Callable[[int], None] | None = None,
-    **limit_keywords: Unpack[LimitKeywords],
+    solvers: Sequence[str] | str, boards: Boards = (), trials: int = 1, **keywords: Unpack[CompareKeywords]
 ) -> Iterator[dict[str, Any]]:
-    """``compare``, yielding each record as its run ends (memory stays flat for any number of runs).
+    """``compare``, yielding each record as its run ends (memory stays flat for any number of runs); it
+    takes what ``compare`` takes.
 
     Everything is checked before the first run: a bad argument is a BadInput
     here, not on the first ``next``.
     """
-    limits = limits_of(limits, COMPARE_LIMITS, limit_keywords)
-    workers = jobs_of(jobs, executor)
+    given: dict[str, Any] = dict(keywords)
+    own = {name: given.pop(name, default) for name, default in COMPARE_DEFAULTS.items()}
+    executor: Executor | None = own["executor"]
+    limits = limits_of(own["limits"], COMPARE_LIMITS, given)
+    workers = jobs_of(own["jobs"], executor)
     chosen, races = variants_and_races(solvers)
     trials = whole_number(trials, "trials", minimum=1)
     problems = boards_of(boards)
+    out = own["out"]
     results = ResultsFile.of(out) if out is not None else None
     if results is not None:
         check_output(results.path, "a results file", reading=files_read(problems), flag="--out")
     everything = isinstance(solvers, str) and solvers.strip() == "all"
-    tell = notify or python_warning
+    tell: Notify = own["notify"] or python_warning
     if everything:
         say_what_failed_to_load(tell)
     grid = Grid(chosen, problems, trials, limits, skip_refused=everything, races=races)
     records = stream(
         grid,
         out=results,
-        keep_queens=keep_queens,
+        keep_queens=own["keep_queens"],
         executor=executor,
         jobs=workers,
-        planned=planned,
+        planned=own["planned"],
         warn=lambda text: tell(f"warning: {text}"),
     )
     return with_skipped_noted(records, grid, tell)
@@ -565,6 +548,55 @@ class LimitKeywords(TypedDict, total=False):
 
 
 LIMIT_NAMES = tuple(LimitKeywords.__annotations__)
+
+
+class CompareKeywords(LimitKeywords, total=False):
+    """What ``compare`` and ``compare_stream`` take beside the solvers, boards and trials (all optional;
+    ``compare`` says what each does): written once here, so the two can never drift apart, and still
+    every keyword's name and type for type checkers and editors. A TypedDict holds no defaults: the
+    functions apply them (``None``, and ``keep_queens=False``)."""
+
+    limits: Limits | None
+    executor: Executor | None
+    jobs: int | None
+    out: str | Path | ResultsFile | None
+    keep_queens: bool
+    notify: Notify | None
+    planned: Callable[[int], None] | None
+
+
+COMPARE_DEFAULTS: dict[str, Any] = {
+    "limits": None,
+    "executor": None,
+    "jobs": None,
+    "out": None,
+    "keep_queens": False,
+    "notify": None,
+    "planned": None,
+}
+
+
+def spell_out(function: Callable[..., Any]) -> None:
+    """Show ``function``'s ``CompareKeywords`` one by one, with their defaults, to ``help()`` and
+    ``inspect.signature``, as if its signature wrote them out; the limits stay ``**limit_keywords``."""
+    signature = inspect.signature(function)
+    head = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    annotations = CompareKeywords.__annotations__
+    own = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=default,
+            annotation=getattr(annotations[name], "__forward_arg__", annotations[name]),
+        )
+        for name, default in COMPARE_DEFAULTS.items()
+    ]
+    limits = inspect.Parameter("limit_keywords", inspect.Parameter.VAR_KEYWORD, annotation="Unpack[LimitKeywords]")
+    setattr(function, "__signature__", signature.replace(parameters=[*head, *own, limits]))  # noqa: B010
+
+
+spell_out(compare)
+spell_out(compare_stream)
 
 
 def limit_keywords(options: dict[str, Any]) -> dict[str, Any]:
