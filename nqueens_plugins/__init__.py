@@ -20,7 +20,7 @@ the hook marker and the solver contract (``hookimpl``, ``SolverRegister``,
 ``Solver``, ``Option``, ``Problem``, ``Budget``, ``Outcome``, ``Count``,
 ``Status``, ``Trace``; ``ProofLog``, where a complete solver writes the certificate of a
 no-solution claim, over the instance's ``canonical_cnf``), the two errors, the adapter kit for plugins that wrap a
-library (``Adapter``, ``Requirement``, ``SizeLimit``), the helpers a plugin's
+library (``Adapter``, ``Requirement``, ``SizeLimit``; ``dzn_text``, the MiniZinc data two plugins share), the helpers a plugin's
 own tests use (``board_error``, the verifier's check of a board; ``published_answer``,
 a CSPLib instance's published answer; ``problem_of`` loads an instance file), and the
 API functions with what they take (``Limits``, ``ResultsFile``). Anything else lives in subpackages and may change; the contract kit is
@@ -33,7 +33,7 @@ import importlib
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from nqueens_plugins.core.adapter_kit import Adapter, Requirement, SizeLimit
+from nqueens_plugins.core.adapter_kit import Adapter, Requirement, SizeLimit, dzn_text
 from nqueens_plugins.core.errors import BadInput, PluginError
 from nqueens_plugins.core.hookspecs import CONTRACT_VERSION, SolverRegister, hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
@@ -121,6 +121,7 @@ __all__ = [
     "cross_check",
     "cross_check_boards",
     "cross_check_files",
+    "dzn_text",
     "executor_for",
     "export",
     "export_aslib",

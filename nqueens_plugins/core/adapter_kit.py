@@ -16,6 +16,10 @@ whichever library it wraps:
 ``Adapter`` is a ``Solver`` that reads these declarations in ``precheck``
 and ``count_seconds``, so an adapter states only what is its own. It is opt in: a
 plugin may subclass ``Solver`` directly, as before.
+
+Input formats that more than one library reads are written here once (``dzn_text``, the MiniZinc
+data that nqueens-choco exports and nqueens-minizinc runs): a plugin imports only the contract,
+never another plugin, so what two of them share lives in the kit.
 """
 
 from __future__ import annotations
@@ -182,3 +186,16 @@ def solutions_estimate(n: int) -> float:
     if n < len(A000170):
         return float(A000170[n])
     return A000170[-1] * GROWTH_PAST_TABLE ** (n - len(A000170) + 1)
+
+
+def dzn_text(problem: Problem) -> str:
+    """The MiniZinc data of ``problem`` for the plugins' ``nqueens.mzn``: ``n``, ``fixed`` (per column,
+    the row of its fixed queen or -1) and ``blocked`` (per column, the set of its blocked rows); rows
+    0-based. One writer, so that the data either plugin exports runs with either plugin's model."""
+    n = problem.n
+    fixed = [problem.fixed.get(column, -1) for column in range(n)]
+    blocked: list[list[int]] = [[] for _ in range(n)]
+    for column, row in sorted(problem.blocked):
+        blocked[column].append(row)
+    sets = ", ".join("{" + ", ".join(map(str, rows)) + "}" for rows in blocked)
+    return f"n = {n};\nfixed = [{', '.join(map(str, fixed))}];\nblocked = [{sets}];\n"

@@ -59,6 +59,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import nqueens_plugins
 from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
 CONSISTENCIES = ("AC", "BC", "DEFAULT", "AC_REGIN")
@@ -222,18 +223,6 @@ class ChocoModel:
 NO_COUNTERS: dict[str, int | float] = {"nodes": 0, "backtracks": 0, "fails": 0, "restarts": 0, "choco_seconds": 0.0}
 
 
-def dzn_text(problem: Problem) -> str:
-    """The MiniZinc data of ``problem`` for ``nqueens.mzn``: ``n``, ``fixed`` (per column, the row of
-    its fixed queen or -1) and ``blocked`` (per column, the set of its blocked rows); rows 0-based."""
-    n = problem.n
-    fixed = [problem.fixed.get(column, -1) for column in range(n)]
-    blocked: list[list[int]] = [[] for _ in range(n)]
-    for column, row in sorted(problem.blocked):
-        blocked[column].append(row)
-    sets = ", ".join("{" + ", ".join(map(str, rows)) + "}" for rows in blocked)
-    return f"n = {n};\nfixed = [{', '.join(map(str, fixed))}];\nblocked = [{sets}];\n"
-
-
 class Choco(Adapter):
     name = "choco"
     runs_on = "Choco (GraalVM native image, in process)"
@@ -313,4 +302,4 @@ class Choco(Adapter):
     def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
         if format != "dzn":
             raise BadInput(f"choco exports dzn (MiniZinc data for its nqueens.mzn), not {format}")
-        return dzn_text(problem)
+        return nqueens_plugins.dzn_text(problem)

@@ -65,6 +65,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import nqueens_plugins
 from nqueens_plugins import Adapter, BadInput, Budget, Count, Option, Outcome, Problem, Requirement, SizeLimit, Status
 
 PACKAGE = Requirement("minizinc needs the minizinc Python package: pip install minizinc", module="minizinc")
@@ -102,20 +103,6 @@ TOO_LARGE = {
     "decomposed": "its 3n^2/2 disequalities take seconds and hundreds of MB to flatten beyond it",
 }
 WARNING_NOISE = ".*overrides a global constraint file from the standard library"
-
-
-def dzn_text(problem: Problem) -> str:
-    """The MiniZinc data of ``problem`` for ``nqueens.mzn``: ``n``, ``fixed`` (per column, the row of
-    its fixed queen or -1) and ``blocked`` (per column, the set of its blocked rows); rows 0-based.
-
-    The same text as nqueens-choco's export, so either plugin's data runs with either model."""
-    n = problem.n
-    fixed = [problem.fixed.get(column, -1) for column in range(n)]
-    blocked: list[list[int]] = [[] for _ in range(n)]
-    for column, row in sorted(problem.blocked):
-        blocked[column].append(row)
-    sets = ", ".join("{" + ", ".join(map(str, rows)) + "}" for rows in blocked)
-    return f"n = {n};\nfixed = [{', '.join(map(str, fixed))}];\nblocked = [{sets}];\n"
 
 
 def model_text(model: str, propagation: str, search: str) -> str:
@@ -364,7 +351,7 @@ def run_minizinc(
 
     with tempfile.TemporaryDirectory(prefix="nqueens-minizinc-") as folder:
         data = Path(folder) / "queens.dzn"
-        data.write_text(dzn_text(problem))  # exactly what export(..., "dzn") gives
+        data.write_text(nqueens_plugins.dzn_text(problem))  # exactly what export(..., "dzn") gives
         flags["--data"] = str(data)
         with quiet():
             run_to_end(main)
@@ -459,4 +446,4 @@ class MiniZinc(Adapter):
     def export(self, problem: Problem, options: Mapping[str, Any], format: str) -> str:
         if format != "dzn":
             raise BadInput(f"minizinc exports dzn (MiniZinc data for its nqueens.mzn), not {format}")
-        return dzn_text(problem)
+        return nqueens_plugins.dzn_text(problem)

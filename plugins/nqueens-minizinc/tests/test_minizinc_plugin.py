@@ -264,10 +264,10 @@ def test_options_change_only_what_they_name() -> None:
 def test_alldifferent_reaches_gecode_as_its_global(tmp_path: Path) -> None:
     """With Debian's old Gecode library alldifferent would become pairwise disequalities; the include
     folder the adapter adds hands Gecode its distinct, and propagation=decomposed forces the pairs."""
-    from nqueens_minizinc.adapter import DECOMPOSED_LIBRARY, MODEL_FILES, NATIVE_LIBRARY, dzn_text, solver_info
+    from nqueens_minizinc.adapter import DECOMPOSED_LIBRARY, MODEL_FILES, NATIVE_LIBRARY, solver_info
 
     data = tmp_path / "queens.dzn"
-    data.write_text(dzn_text(Problem(6)))
+    data.write_text(nq.dzn_text(Problem(6)))
     flat = {}
     for name, library in (("native", NATIVE_LIBRARY), ("decomposed", DECOMPOSED_LIBRARY)):
         out = tmp_path / f"{name}.fzn"
