@@ -38,6 +38,8 @@ lacks) or another major. A plugin that says nothing is taken as written for 1.0.
   solver that changed ``problem.fixed`` now gets an error run; copy it first:
   ``dict(problem.fixed)``); the proof a certifying solver writes is checked
   outside its worker.
+* 1.2: nqueens-plugins 0.3 (unreleased): ``dzn_text``, the adapter kit's writer of
+  a board's MiniZinc data, is part of the contract.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from nqueens_plugins.core.solver import Solver
 
 PROJECT = "nqueens"
 ENTRY_POINT_GROUP = "nqueens"  # where a distribution names its plugin module: [project.entry-points.nqueens]
-CONTRACT_VERSION = "1.1"
+CONTRACT_VERSION = "1.2"
 """The plugin contract this host serves, MAJOR.MINOR: it serves a plugin module that says (``nqueens_contract =
 "1.0"``) it was written for the same major and a minor up to this one, and refuses any other in one line
 (docs/compatibility.md)."""

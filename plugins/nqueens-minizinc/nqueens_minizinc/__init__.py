@@ -10,6 +10,8 @@ from __future__ import annotations
 from nqueens_minizinc.adapter import MiniZinc
 from nqueens_plugins import SolverRegister, hookimpl
 
+nqueens_contract = "1.2"  # writes its data with nqueens_plugins.dzn_text, new in contract 1.2
+
 __all__ = ["MiniZinc"]
 
 
