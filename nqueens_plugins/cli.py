@@ -424,7 +424,12 @@ def json_format(fmt: str, as_json: bool) -> str:
 @click.option(
     "--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000)."
 )
-@click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
+@click.option(
+    "--board/--no-board",
+    default=None,
+    help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}); only a verified solution is drawn, never a board "
+    "that is not one.",
+)
 @output_option
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
@@ -468,7 +473,7 @@ def solve(
     else:
         console = make_console()
         show_board = board if board is not None else result.n <= BOARD_DEFAULT_MAX
-        if show_board and result.queens is not None:
+        if show_board and result.queens is not None and result.solved:  # only an answer is drawn as one
             console.print(render_board(result.queens, result.problem.fixed, result.problem.blocked), highlight=False)
         console.print(result_summary(result), highlight=False)
     failed = result.status in (Status.ERROR, Status.INVALID)
