@@ -933,10 +933,12 @@ def select(
     if timeout is not None and not schedule:
         raise BadInput("--timeout goes with --schedule: a selection runs one solver under your own limit")
     if schedule:
-        sliced = api.select_schedule(results, size, instance=instance, fixed=fixed, blocked=blocked, timeout=timeout)
+        sliced = api.select_schedule(
+            results, size, instance=instance, fixed=fixed, blocked=blocked, timeout=timeout, notify=tell
+        )
         click.echo(for_terminal(sliced.describe()))
         return
-    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked)
+    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked, notify=tell)
     click.echo(for_terminal(chosen.describe()))
 
 

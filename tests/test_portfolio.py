@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
+from nqueens_plugins.formats.records import environment
 from nqueens_plugins.results.portfolio import Portfolio, portfolio
 from nqueens_plugins.results.summary import group_runs
 from nqueens_plugins.views.report import plain_text, render_portfolio
@@ -164,7 +166,7 @@ def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Pat
     assert len(chosen.neighbours) == 5 and all(best == "large" for _, best in chosen.neighbours)
     out = tmp_path / "runs.jsonl"
     nq.compare("bitset-mrv,min-conflicts", [8, 10], out=out)
-    code, shown, _ = run_cli("select", str(out), "-n", "9")
+    code, shown, err = run_cli("select", str(out), "-n", "9")
     assert code == 0 and shown.startswith(("bitset-mrv", "min-conflicts")) and "nearest of 2 past instances" in shown
     code, _, err = run_cli("select", str(out))
     assert code == 2 and "board size" in err
@@ -176,6 +178,38 @@ def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Pat
     for bad in (["--timeout", "4"], ["--schedule", "--timeout", "nan"], ["--schedule", "--timeout", "-1"]):
         code, _, err = run_cli("select", str(out), "-n", "9", *bad)
         assert code == 2 and err.count("\n") == 1, (bad, err)
+
+
+def test_select_warns_when_it_learns_from_fewer_instances_than_the_report_measures_a_selector_from(
+    tmp_path: Path, run_cli
+) -> None:  # type: ignore[no-untyped-def]
+    """One warning line on stderr, the answer still given, at the same threshold the report's portfolio section
+    uses (``selector.MIN_INSTANCES``, imported by both): below it, warned; at it, not."""
+    from nqueens_plugins.results import portfolio as portfolio_module
+    from nqueens_plugins.results.selector import MIN_INSTANCES
+
+    assert portfolio_module.MIN_INSTANCES is MIN_INSTANCES  # one constant, shared, not a copy
+
+    def records(instances: int) -> list[dict[str, Any]]:
+        return [run(solver, 10 + i, 1.0 + (i + k) % 3) for i in range(instances) for k, solver in enumerate("ab")]
+
+    for instances, warned in ((2, True), (MIN_INSTANCES - 1, True), (MIN_INSTANCES, False)):
+        heard: list[str] = []
+        chosen = nq.select(records(instances), 12, notify=heard.append)
+        schedule = nq.select_schedule(records(instances), 12, notify=heard.append)
+        assert chosen.solver in ("a", "b") and schedule.slices
+        expected = [f"warning: learnt from only {instances} past instances"] * 2 if warned else []
+        assert [line.split(";")[0] for line in heard] == expected
+        assert all(f"from {MIN_INSTANCES} or more" in line for line in heard)
+        portfolio_notes = " ".join(found(records(instances)).notes)  # type: ignore[union-attr]
+        assert (f"{MIN_INSTANCES} needed" in portfolio_notes) == warned  # the report refuses exactly where select warns
+    out = tmp_path / "runs.jsonl"
+    header = environment("test") | {"grid": {"seed": 0, "timeout": LIMIT}}
+    out.write_text("".join(json.dumps(record) + "\n" for record in [header, *records(2)]))
+    for extra in ([], ["--schedule"]):
+        code, shown, err = run_cli("select", str(out), "-n", "12", *extra)
+        assert code == 0 and "nearest of 2 past instances" in shown  # the answer, still
+        assert err.count("\n") == 1 and err.startswith("nqueens: warning: learnt from only 2 past instances")
 
 
 def test_select_refuses_records_it_cannot_learn_from() -> None:
