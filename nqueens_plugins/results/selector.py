@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FOLDS", "K_NEAREST", "MIN_INSTANCES", "Selector", "cross_validated", "fold_of", "few_instances"]
+__all__ = ["FOLDS", "K_NEAREST", "MIN_INSTANCES", "Selector", "cross_validated", "few_instances", "fold_of"]
 
 K_NEAREST = 5
 FOLDS = 5
