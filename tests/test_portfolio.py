@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
+from nqueens_plugins import api
 from nqueens_plugins.formats.records import environment
 from nqueens_plugins.results.portfolio import Portfolio, portfolio
 from nqueens_plugins.results.summary import group_runs
@@ -58,6 +59,31 @@ def test_the_virtual_best_the_single_best_and_the_gap_closed() -> None:
     assert rows["race(a,b)"].gap_closed == pytest.approx((3.5 - 1.8) / (3.5 - 1.5))
     assert rows["a"].gap_closed == pytest.approx((3.5 - 5.5) / 2.0)  # worse than the single best: below 0
     assert rows["b"].gap_closed == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ((0.0010, 0.0013), (0.0012, 0.0011)),  # a few hundred microseconds apart: under GAP_MIN_SECONDS
+        ((50.0, 60.0), (51.0, 49.0)),  # a second apart in fifty: under GAP_MIN_SHARE of the single best
+    ],
+)
+def test_a_gap_too_narrow_to_mean_anything_is_a_dash_with_the_reason(
+    a: tuple[float, float], b: tuple[float, float], tmp_path: Path
+) -> None:
+    """Not -4,500,077 %: where the single best is almost the virtual best, no row shows a share of the gap, and
+    the table says why, in every format that shows it (the text table, Markdown, the HTML page)."""
+    records = [run(solver, n, seconds) for solver, times in (("a", a), ("b", b)) for n, seconds in zip((10, 12), times)]
+    result = found(records)
+    assert result is not None and all(row.gap_closed is None for row in result.rows)
+    assert result.notes[0].startswith("gap closed not shown: the single best")
+    for shown in (plain_text(render_portfolio(result, "table")), render_portfolio(result, "markdown")):
+        assert "%" not in "".join(
+            line.split()[-1] for line in shown.splitlines() if line.strip().startswith(("a ", "| a"))
+        )
+        assert "gap closed not shown" in shown and "timing noise" in shown
+    wide = found([run("a", 10, 1.0), run("a", 12, 10.0), run("b", 10, 5.0), run("b", 12, 2.0)])
+    assert wide is not None and not any("gap closed not shown" in note for note in wide.notes)
 
 
 def test_an_undecided_run_counts_twice_the_limit() -> None:
@@ -110,6 +136,8 @@ def test_report_shows_the_portfolio_in_every_format_that_has_tables(tmp_path: Pa
     assert "single best: bitset-mrv" in plain_text(nq.report(str(out)))
     page = nq.report(str(out), format="html", output=tmp_path / "report.html")
     assert "Portfolio: the virtual best and the single best" in page
+    gap = next(row for row in portfolio(api.grouped(str(out)).groups).rows if row.kind == "single")  # type: ignore[union-attr]
+    assert (gap.gap_closed is None) == ("gap closed not shown" in page)  # the reason is on the page where a dash is
     assert "portfolio" not in nq.report(str(out), format="json")  # the summary rows only
 
 
