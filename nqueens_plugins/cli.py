@@ -1413,6 +1413,10 @@ def show(renderable: Any, fmt: str | None = None) -> None:
     every line of any text shown, never sent, as a last guard)."""
     if isinstance(renderable, str):
         click.echo(printed_lines(csv_for_terminal(renderable) if fmt == "csv" else renderable))
+    elif not sys.stdout.isatty():  # piped: the table whole, without the padding rich fills its lines with
+        from nqueens_plugins.views.report import plain_text
+
+        click.echo(plain_text(renderable), nl=False)
     else:
         make_console().print(renderable)
 

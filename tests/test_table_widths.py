@@ -240,6 +240,10 @@ def test_report_in_an_80_column_terminal_names_every_row(tmp_path: Path) -> None
     shown = read_rows(lines, [(r.solver, str(r.n)) for r in rows], 80)
     assert_every_cell_shown(shown, render_summary(rows, "markdown"), (0, 1))
     assert "split to fit 80 columns" in lines[0]
+    # the part printed last, where a terminal is left scrolled, is the summary: decided and ERT
+    last = lines[max(i for i, line in enumerate(lines) if line.startswith("comparison (")) :]
+    heading = " ".join(line for line in last[: next(i for i, line in enumerate(last) if BODY_RULE.match(line))])
+    assert re.match(r"comparison \((\d+) of \1\)", last[0]) and "decided" in heading and "ERT s" in heading, last
     # the portfolio table that follows fits too, every solver's name whole on its line
     assert portfolio and all(cell_len(line) <= 80 for line in portfolio), "\n".join(portfolio)
     for solver in {r.solver for r in rows}:
@@ -256,6 +260,7 @@ def test_piped_output_stays_one_whole_table(tmp_path: Path, run_cli) -> None:
     results = write_results(tmp_path / "runs.jsonl", records())
     code, out, err = run_cli("report", str(results))
     assert code == 0, err
+    assert not [line for line in out.splitlines() if line != line.rstrip()], "piped lines padded with blanks"
     lines, _ = without_portfolio(out.splitlines())
     assert lines[0].strip() == "comparison" and len(body_lines(lines)) == 1
     header = lines[2].split()

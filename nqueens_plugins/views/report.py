@@ -231,9 +231,17 @@ def natural_width(console: Console, options: ConsoleOptions, table: Table) -> in
     return Measurement.get(console, options.update(width=NO_WIDTH), table).maximum
 
 
-def fitted_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], whole: Table) -> Fitted:
-    """``whole``, or where it does not fit, the same cells split into parts (``split_table``)."""
-    return Fitted(whole, lambda width: list(split_table(title, columns, rows, width, whole.box)))
+def fitted_table(
+    title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], whole: Table, *, summary_last: bool = False
+) -> Fitted:
+    """``whole``, or where it does not fit, the same cells split into parts (``split_table``); with
+    ``summary_last`` the part of the lowest ranks (what matters most) is printed last, so that a terminal
+    left scrolled to the end of a long split table shows it."""
+
+    def narrow(width: int) -> list[RenderableType]:
+        return list(split_table(title, columns, rows, width, whole.box, summary_last=summary_last))
+
+    return Fitted(whole, narrow)
 
 
 def text_width(cell: Text | str) -> int:
@@ -269,11 +277,19 @@ def stack_labels(columns: Sequence[Column], rows: Sequence[Sequence[Text]]) -> t
 
 
 def split_table(
-    title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], width: int, frame: Box | None
+    title: str,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Text]],
+    width: int,
+    frame: Box | None,
+    *,
+    summary_last: bool = False,
 ) -> Iterable[Table]:
     """The table in parts that each fit ``width``. Every part has the label columns, whole; the other
     columns go, lowest rank first, to the first part with room for them (first fit), and keep their
-    order within a part. A column of words takes what room its part has left, and wraps there."""
+    order within a part. A column of words takes what room its part has left, and wraps there. With
+    ``summary_last`` the parts are printed in the reverse order, the one of the lowest ranks last (and
+    numbered as printed)."""
     label_width = table_width(content_width(c.header, rows, i) for i, c in enumerate(columns) if c.label)
     if rows and label_width + 3 + WORDS_WIDTH > width:  # no room beside the names for a figure
         columns, rows = stack_labels(columns, rows)
@@ -294,6 +310,8 @@ def split_table(
             part = []
             parts.append(part)
         part.append(i)
+    if summary_last:
+        parts.reverse()
     for number, part in enumerate(parts, 1):
         widths = {i: least[i] for i in labels + part}
         if len(part) == 1 and least[part[0]] + 3 > room:  # alone and still too wide: it folds
@@ -643,9 +661,15 @@ def plain_text(shown: Any) -> str:
     would get it (whole, never folded to a terminal's width), without colour; text as it is."""
     if isinstance(shown, str):
         return shown
-    console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO())  # a file, like a pipe: whole
+    console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO(), markup=False, highlight=False)  # whole
     console.print(shown)
-    return console.export_text()
+    return unpadded(console.export_text())
+
+
+def unpadded(text: str) -> str:
+    """Each line without the spaces rich pads it with to its table's width: a file or a pipe gets the
+    table's text, not a block 200 columns wide of trailing blanks."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
@@ -672,17 +696,18 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     texts = [[Text(for_terminal(cell(row))) for _, cell in columns] for row in rows]
     for cells in texts:
         table.add_row(*cells)
-    return fitted_table("comparison", specs, texts, table)
+    return fitted_table("comparison", specs, texts, table, summary_last=True)
 
 
 WORDS_COLUMNS = ("other outcomes", CERTIFICATES_COLUMN)  # lists of counted outcomes: wrapped between words
 
 # The order in which a comparison's figures fill the parts of a table split to fit a narrow terminal:
-# whether and how fast each variant decided first, the detail after.
+# whether and how fast each variant decided first (the part printed last, where the terminal ends), the
+# detail after.
 SUMMARY_SPLIT_ORDER = (
     "decided (95% CI)",
-    "median s",
     "ERT s",
+    "median s",
     "other outcomes",
     "known",
     "runs",
