@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -300,9 +301,15 @@ def split_table(
     widest_figure = max((least[i] + 3 for i in range(len(columns)) if i not in labels), default=0)
     if labels and room < widest_figure:  # narrower than a name and a figure (below 80 columns): the name folds
         widest = max(labels, key=lambda i: least[i])
-        cut = min(widest_figure - room, least[widest] - 1)
+        need = widest_figure - room
+        narrowest = max((longest_name_piece(row[widest]) for row in rows), default=1)  # names whole
+        if least[widest] - narrowest < need:  # a name alone is too wide: broken at its "[" and commas
+            narrowest = max((longest_name_piece(row[widest], parts=True) for row in rows), default=1)
+        cut = max(0, min(need, least[widest] - narrowest))
         least[widest] -= cut
         room += cut
+        rows = [[wrapped_names(cell, least[widest]) if i == widest else cell for i, cell in enumerate(row)]
+                for row in rows]  # fmt: skip
     parts: list[list[int]] = []
     for i in sorted((i for i, column in enumerate(columns) if not column.label), key=lambda i: columns[i].rank):
         part = next((p for p in parts if sum(least[j] + 3 for j in p) + least[i] + 3 <= room), None)
@@ -336,6 +343,50 @@ def split_table(
         for row in rows:
             table.add_row(*(row[i] for i in shown))
         yield table
+
+
+def name_pieces(text: str) -> list[str]:
+    """``text`` (a solver spec, a list of them, a label, a path) in the pieces a line may end between: after a
+    comma, a colon, a space or a slash outside square brackets, so between names (``race(a,b)``, ``single best:
+    a``, a path's folders), never inside one. ``forward-checking[order=mrv,values=middle]`` is one piece."""
+    pieces, depth, start = [], 0, 0
+    for i, character in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(character, 0)
+        if depth <= 0 and character in ", :/" and (i + 1 == len(text) or text[i + 1] != " "):
+            pieces.append(text[start : i + 1])
+            start = i + 1
+    return [piece for piece in [*pieces, text[start:]] if piece]
+
+
+def name_parts(piece: str) -> list[str]:
+    """A name too long for its line, in the pieces it may be broken into as a last resort: before its
+    ``[`` and after each comma of its options (never inside an option's name or value)."""
+    return [part for part in re.split(r"(?=\[)|(?<=,)", piece) if part]
+
+
+def longest_name_piece(cell: Text | str, parts: bool = False) -> int:
+    """The widest piece of a cell no line may break inside: a whole name (with ``parts``, the widest part of a
+    name broken at its ``[`` and commas)."""
+    pieces = [piece for line in str(cell).split("\n") for piece in name_pieces(line)]
+    if parts:
+        pieces = [part for piece in pieces for part in name_parts(piece)]
+    return max((cell_len(piece.rstrip()) for piece in pieces), default=1)
+
+
+def wrapped_names(cell: Text, width: int) -> Text:
+    """A cell of names wrapped to ``width`` between names only (``name_pieces``); a name wider than
+    ``width`` on its own is broken at its ``[`` and commas (``name_parts``), and only then folded."""
+    lines: list[str] = []
+    for text in str(cell).split("\n"):
+        line = ""
+        for piece in name_pieces(text):
+            for part in [piece] if cell_len(piece) <= width else name_parts(piece):
+                if line and cell_len(line + part.rstrip()) > width:
+                    lines.append(line.rstrip())
+                    line = ""
+                line += part
+        lines.append(line.rstrip())
+    return Text("\n".join(lines))
 
 
 def content_width(header: str, rows: Sequence[Sequence[Text]], index: int) -> int:
