@@ -340,6 +340,29 @@ def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_c
     assert not console, console
 
 
+def test_the_legend_sits_outside_every_panel(comparison: Path) -> None:
+    """Below the panels, never inside one: in the decided panel it covered the plotted bands."""
+    from nqueens_plugins.api import grouped
+    from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.plot import build_figure, pyplot
+
+    plt = pyplot()
+    by_instance = []
+    for source in ("diag-10-4-1.param@2", "blockedqueens.28.1449787894.param"):
+        for solver in ("bitset-mrv", "min-conflicts"):
+            by_instance.append(run_record(solver, 0.01, True, n=10) | {"source": source})
+    for groups in (grouped(comparison).groups, group_runs(by_instance)[0]):
+        figure = build_figure(groups, plt)
+        figure.draw_without_rendering()
+        renderer = figure._get_renderer()
+        assert len(figure.legends) == 1 and not any(axis.get_legend() for axis in figure.axes)
+        legend = figure.legends[0].get_window_extent(renderer)
+        for axis in figure.axes:
+            assert not legend.overlaps(axis.get_window_extent(renderer)), axis.get_title()
+        assert legend.y1 <= min(axis.get_window_extent(renderer).y0 for axis in figure.axes)  # below them all
+        plt.close(figure)
+
+
 def test_an_instance_family_is_plotted_against_its_parameter() -> None:
     from nqueens_plugins.results.summary import group_runs
     from nqueens_plugins.views.plot import svg_figure
