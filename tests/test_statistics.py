@@ -319,6 +319,37 @@ def test_html_report_is_one_self_contained_file(comparison: Path, tmp_path: Path
     assert "run-time distribution, n = 8" in html
 
 
+def test_every_solver_that_solved_a_board_has_one_drawn_or_a_line_saying_why_not() -> None:
+    """Seven solvers were once six boards: each that solved something is drawn (up to BOARDS_SHOWN), or named
+    with the reason (its boards too large, its queens not kept, the page full); one that solved nothing is not."""
+    from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.html_report import BOARDS_SHOWN, LARGEST_BOARD_SHOWN, render_html, sample_boards
+
+    eight = [0, 4, 7, 5, 2, 6, 1, 3]
+    drawn = [f"solver-{index}" for index in range(BOARDS_SHOWN + 2)]  # two more than the page draws
+    records = [run_record(solver, 0.01, True, n=8) | {"queens": eight} for solver in drawn]
+    large = LARGEST_BOARD_SHOWN + 2
+    records += [run_record("large-only", 0.01, True, n=large) | {"queens": list(range(large))}]
+    records += [run_record("unkept", 0.01, True, n=8) | {"queens": None}]
+    records += [run_record("unsolved", 0.01, False, n=8) | {"queens": eight}]
+    records += [run_record("late", 0.01, True, n=large) | {"queens": list(range(large))}]
+    records += [run_record("late", 0.01, True, n=8, trial=1) | {"queens": eight}]  # a small board after a large
+    kept: list[dict[str, object]] = []
+    groups, _ = group_runs(sample_boards(iter(records), kept))
+    boards = {board["solver"]: board for board in kept}
+    assert set(boards) == {*drawn, "large-only", "unkept", "late"}  # "unsolved" solved nothing
+    assert sum("why" not in board for board in kept) == BOARDS_SHOWN
+    assert "too large" not in boards["late"].get("why", "")  # its small board, or the page being full
+    page = render_html("runs.jsonl", [], groups, [], kept)
+    for solver in boards:
+        caption = f"<figcaption>{solver}, n = "
+        line = f"{solver}: no board shown: "
+        assert (caption in page) != (line in page), solver  # one or the other, never both, never neither
+    assert f"large-only: no board shown: its solved boards are all larger than {LARGEST_BOARD_SHOWN}x" in page
+    assert "unkept: no board shown: its queens are not kept in the file" in page
+    assert "unsolved" not in page.split("Some verified boards")[1].split("<h2>")[0]
+
+
 def test_html_report_bad_output_is_one_line(comparison: Path, tmp_path: Path, run_cli) -> None:
     code, _, err = run_cli("report", str(comparison), "--format", "html")
     assert code == 2 and "give -o" in err
