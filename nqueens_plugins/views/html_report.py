@@ -296,8 +296,7 @@ def table(titles: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     other cell between its words (a count kept with its word: ``10 gave-up``; a bound with its sign)."""
     text = [title in TEXT_COLUMNS for title in titles]
     head = "".join(
-        f'<th class="{kind(is_text)}">{escape(title).replace("/", "/<wbr>")}</th>'
-        for is_text, title in zip(text, titles, strict=True)
+        f'<th class="{kind(is_text)}">{two_lines(title)}</th>' for is_text, title in zip(text, titles, strict=True)
     )
     body = "".join(
         "<tr>"
@@ -309,6 +308,16 @@ def table(titles: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def two_lines(title: str) -> str:
+    """A header on two lines, broken at the space nearest its middle (``ERT`` over ``iterations``): a header
+    is never what makes its column wide, so a page has room for every column before a figure has to wrap."""
+    spaces = [i for i, character in enumerate(title) if character == " "]
+    if not spaces:
+        return escape(title)
+    at = min(spaces, key=lambda i: abs(2 * i - len(title)))
+    return f"{escape(title[: at + 1])}<br>{escape(title[at + 1 :])}".replace("/", "/<wbr>")  # solved/stuck
 
 
 def names(text: str) -> str:
