@@ -68,7 +68,7 @@ def main() -> None:
         nqueens(*quick_start_comparison(), "--out", str(runs))
         nqueens("plot", str(runs), "-o", str(DOCS / "comparison.png"))
         nqueens("report", str(runs), "--format", "html", "-o", str(work / "report.html"))
-        screenshot(work / "report.html", DOCS / "report.png", 1200, 1500)
+        screenshot(work / "report.html", DOCS / "report.png", 1280, 1500)  # a laptop: the width the tests fit
         nqueens("solve", "-s", "min-conflicts", "-n", "12", "--seed", "2", "--trace", str(work / "run.json"))
         nqueens("animate", str(work / "run.json"), "-o", str(work / "run.html"))
         screenshot(work / "run.html", DOCS / "animation.png", 640, 900)

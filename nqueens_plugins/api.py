@@ -1100,15 +1100,19 @@ def select(
     instance: str | None = None,
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
+    notify: Notify | None = None,
 ) -> Selection:
     """The solver a selector trained on ``records`` (a results file, or ``compare``'s records) would run on
     the board: the best total PAR-2 over the nearest past instances by their features (``results/selector.py``).
     The board is given as for ``solve``. The records need two single solvers or more with a time limit,
-    on common instances with their boards."""
+    on common instances with their boards. ``notify`` (default: a Python warning) hears a warning when
+    the records hold fewer instances than the report's portfolio section measures a selector from
+    (``selector.MIN_INSTANCES``): the choice is still made."""
     import numpy as np
 
     from nqueens_plugins.results.features import features
     from nqueens_plugins.results.portfolio import score_table, selector_of
+    from nqueens_plugins.results.selector import few_instances
 
     problem = problem_of(n, instance, fixed, blocked)
     read = grouped(records)
@@ -1117,6 +1121,9 @@ def select(
     if table is None or selector is None:
         raise BadInput("these records cannot train a selector: they need two single solvers or more, with a time "
                        "limit, on common instances")  # fmt: skip
+    warning = few_instances(len(selector.instances))
+    if warning is not None:
+        (notify or python_warning)(warning)
     point = features(problem.n, problem.fixed, problem.blocked)
     nearest = selector.nearest(point)
     best = [selector.solvers[int(np.argmin(selector.scores[row]))] for row in nearest]
@@ -1265,14 +1272,20 @@ def select_schedule(
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
     timeout: float | None = None,
+    notify: Notify | None = None,
 ) -> Schedule:
     """SUNNY's time-sliced schedule for the board, learnt from ``records``: a few solvers run one after another,
     each for its slice of ``timeout`` seconds (by default the records' time limit; ``results/schedule.py``).
-    The board is given as for ``solve``."""
+    The board is given as for ``solve``. ``notify`` hears the warning ``select``'s does, from as few instances."""
     from nqueens_plugins.results.portfolio import schedule_for_board
+    from nqueens_plugins.results.selector import few_instances
 
     problem = problem_of(n, instance, fixed, blocked)
-    return schedule_for_board(grouped(records).groups, problem.n, problem.fixed, problem.blocked, timeout)
+    schedule = schedule_for_board(grouped(records).groups, problem.n, problem.fixed, problem.blocked, timeout)
+    warning = few_instances(schedule.trained_on)
+    if warning is not None:
+        (notify or python_warning)(warning)
+    return schedule
 
 
 def export_aslib(results: str | Path, folder: str | Path, *, notify: Notify | None = None) -> tuple[int, int]:

@@ -424,7 +424,12 @@ def json_format(fmt: str, as_json: bool) -> str:
 @click.option(
     "--queens/--no-queens", "show_queens", default=None, help="Include queens in --json (default: n <= 1000)."
 )
-@click.option("--board/--no-board", default=None, help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}).")
+@click.option(
+    "--board/--no-board",
+    default=None,
+    help=f"Draw the board (default: n <= {BOARD_DEFAULT_MAX}); only a verified solution is drawn, never a board "
+    "that is not one.",
+)
 @output_option
 @click.option(
     "--trace", "trace_file", default=None, help="Record every step to this file (n <= 64), for nqueens animate."
@@ -468,7 +473,7 @@ def solve(
     else:
         console = make_console()
         show_board = board if board is not None else result.n <= BOARD_DEFAULT_MAX
-        if show_board and result.queens is not None:
+        if show_board and result.queens is not None and result.solved:  # only an answer is drawn as one
             console.print(render_board(result.queens, result.problem.fixed, result.problem.blocked), highlight=False)
         console.print(result_summary(result), highlight=False)
     failed = result.status in (Status.ERROR, Status.INVALID)
@@ -928,10 +933,12 @@ def select(
     if timeout is not None and not schedule:
         raise BadInput("--timeout goes with --schedule: a selection runs one solver under your own limit")
     if schedule:
-        sliced = api.select_schedule(results, size, instance=instance, fixed=fixed, blocked=blocked, timeout=timeout)
+        sliced = api.select_schedule(
+            results, size, instance=instance, fixed=fixed, blocked=blocked, timeout=timeout, notify=tell
+        )
         click.echo(for_terminal(sliced.describe()))
         return
-    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked)
+    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked, notify=tell)
     click.echo(for_terminal(chosen.describe()))
 
 
@@ -1406,6 +1413,10 @@ def show(renderable: Any, fmt: str | None = None) -> None:
     every line of any text shown, never sent, as a last guard)."""
     if isinstance(renderable, str):
         click.echo(printed_lines(csv_for_terminal(renderable) if fmt == "csv" else renderable))
+    elif not sys.stdout.isatty():  # piped: the table whole, without the padding rich fills its lines with
+        from nqueens_plugins.views.report import plain_text
+
+        click.echo(plain_text(renderable), nl=False)
     else:
         make_console().print(renderable)
 

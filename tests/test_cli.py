@@ -66,6 +66,21 @@ def test_rejected_answer_exits_three(run_cli, fake_distribution) -> None:
     code, out, _ = run_cli("solve", "-s", "liar", "-n", "6")
     assert code == 3
     assert "REJECTED" in out and "share the diagonal" in out
+    assert "♛" not in out  # a rejected board is not drawn as an answer
+
+
+@pytest.mark.parametrize(
+    "args, ending",
+    [
+        (["-s", "min-conflicts", "-n", "2"], "gave-up"),  # no solution exists: it stops on a board that is none
+        (["-s", "steepest-ascent", "-n", "8", "--seed", "0", "--board"], "gave-up"),  # stuck, even asked to draw
+        (["-s", "min-conflicts", "-n", "8", "--timeout", "1e-9"], "timed-out"),  # stopped on its first board
+    ],
+)
+def test_only_an_answer_is_drawn_as_a_board(run_cli, args: list[str], ending: str) -> None:
+    code, out, _ = run_cli("solve", *args)
+    assert code == 1 and f": {ending}, nothing to verify" in out
+    assert "♛" not in out and "·" not in out.splitlines()[0]  # the status line first, no board above it
 
 
 @pytest.mark.parametrize(

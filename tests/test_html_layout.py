@@ -9,6 +9,7 @@ curve names its axes. Without selenium, Chromium or its chromedriver it skips, s
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -43,6 +44,79 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert done.returncode == 0, done.stderr
     return page
+
+
+README_SOLVERS = (  # the README's first command: seven variants, one of them a long spec
+    "min-conflicts",
+    "simulated-annealing",
+    "random-restart",
+    "steepest-ascent",
+    "forward-checking[order=mrv,values=middle]",
+    "ortools-cpsat",
+    "python-constraint",
+)
+INSTANCES = [f"diag-10-4-1.param@{d}" for d in range(1, 15)] + ["blockedqueens.28.1449787894.param"]
+
+
+@pytest.fixture(scope="module")
+def wide_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The widest summary a new user met: the README's seven variants on a 15-instance file, a certificates
+    column, steps, gave-up counts in the last column."""
+    from nqueens_plugins.formats.records import environment
+
+    folder = tmp_path_factory.mktemp("wide")
+    runs = [environment("test") | {"grid": {"seed": 0, "timeout": 10.0}}]
+    for index, solver in enumerate(README_SOLVERS):
+        for source in INSTANCES:
+            for trial in range(3):
+                gave_up = solver == "steepest-ascent"
+                runs.append(
+                    {"type": "run", "solver": solver, "options": {}, "seed": 0, "trial": trial,
+                     "n": 28 if source.startswith("blocked") else 10, "status": "gave-up" if gave_up else "solved",
+                     "verified": None if gave_up else True, "iterations": 1000 * (trial + 1), "moves": 100 + trial,
+                     "counters": {"steps": 12} if solver == "min-conflicts" else {}, "fixed": {}, "blocked": [],
+                     "seconds": 0.0001 * (index + 1) * (trial + 1), "source": source, "timeout": 10.0}
+                )  # fmt: skip
+    results = folder / "runs.jsonl"
+    results.write_text("".join(json.dumps(run) + "\n" for run in runs))
+    page = folder / "report.html"
+    command = ["report", str(results), "--format", "html", "-o", str(page)]
+    done = subprocess.run(
+        [sys.executable, "-m", "nqueens_plugins", *command], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return page
+
+
+# The summary table in its box: whether the box scrolls, whether its last column can be brought into view,
+# and whether a name in its first column ever wraps inside itself (a piece that breaks has two boxes).
+SUMMARY = """
+const box = document.querySelector(".table-scroll"), cells = box.querySelectorAll("th");
+const scrolls = box.scrollWidth > box.clientWidth + 1;
+box.scrollLeft = box.scrollWidth;
+const last = cells[cells.length - 1].getBoundingClientRect(), edge = box.getBoundingClientRect();
+const names = Array.from(box.querySelectorAll("td:first-child .whole"));
+return {viewport: document.documentElement.clientWidth, page: document.documentElement.scrollWidth, scrolls,
+        last_inside: last.right <= edge.right + 1 && last.left >= edge.left - 1, last: cells[cells.length - 1].textContent,
+        names: names.length, split: names.filter(name => name.getClientRects().length > 1).map(n => n.textContent)};
+"""
+
+
+@pytest.mark.parametrize("width", (1280, 400))
+def test_the_summary_fits_a_laptop_and_scrolls_in_its_own_box_on_a_phone(
+    browser: Any, report: Path, wide_report: Path, width: int
+) -> None:
+    """At 1280 px every column of the summary is on the page, the last ("other outcomes") too, without
+    scrolling; at 400 px the table scrolls in its box, not the page, and its last column can be reached. No
+    solver's name wraps inside itself at either width."""
+    for page in (report, wide_report):
+        browser.set_window_size(width, 1000)
+        browser.get(page.as_uri())
+        shown = browser.execute_script(SUMMARY)
+        assert shown["page"] <= shown["viewport"], f"{page.parent.name}: the page scrolls sideways at {width} px"
+        assert shown["last"] == "other outcomes" and shown["last_inside"], shown
+        assert shown["scrolls"] == (width < 1000), f"{page.parent.name} at {width} px: {shown}"
+        assert shown["names"] and not shown["split"], shown["split"]
 
 
 # Where each table's right edge lies, against the page and the nearest ancestor that scrolls sideways;

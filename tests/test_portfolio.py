@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nqueens_plugins as nq
+from nqueens_plugins import api
+from nqueens_plugins.formats.records import environment
 from nqueens_plugins.results.portfolio import Portfolio, portfolio
 from nqueens_plugins.results.summary import group_runs
 from nqueens_plugins.views.report import plain_text, render_portfolio
@@ -56,6 +59,31 @@ def test_the_virtual_best_the_single_best_and_the_gap_closed() -> None:
     assert rows["race(a,b)"].gap_closed == pytest.approx((3.5 - 1.8) / (3.5 - 1.5))
     assert rows["a"].gap_closed == pytest.approx((3.5 - 5.5) / 2.0)  # worse than the single best: below 0
     assert rows["b"].gap_closed == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ((0.0010, 0.0013), (0.0012, 0.0011)),  # a few hundred microseconds apart: under GAP_MIN_SECONDS
+        ((50.0, 60.0), (51.0, 49.0)),  # a second apart in fifty: under GAP_MIN_SHARE of the single best
+    ],
+)
+def test_a_gap_too_narrow_to_mean_anything_is_a_dash_with_the_reason(
+    a: tuple[float, float], b: tuple[float, float], tmp_path: Path
+) -> None:
+    """Not -4,500,077 %: where the single best is almost the virtual best, no row shows a share of the gap, and
+    the table says why, in every format that shows it (the text table, Markdown, the HTML page)."""
+    records = [run(solver, n, seconds) for solver, times in (("a", a), ("b", b)) for n, seconds in zip((10, 12), times)]
+    result = found(records)
+    assert result is not None and all(row.gap_closed is None for row in result.rows)
+    assert result.notes[0].startswith("gap closed not shown: the single best")
+    for shown in (plain_text(render_portfolio(result, "table")), render_portfolio(result, "markdown")):
+        assert "%" not in "".join(
+            line.split()[-1] for line in shown.splitlines() if line.strip().startswith(("a ", "| a"))
+        )
+        assert "gap closed not shown" in shown and "timing noise" in shown
+    wide = found([run("a", 10, 1.0), run("a", 12, 10.0), run("b", 10, 5.0), run("b", 12, 2.0)])
+    assert wide is not None and not any("gap closed not shown" in note for note in wide.notes)
 
 
 def test_an_undecided_run_counts_twice_the_limit() -> None:
@@ -108,6 +136,8 @@ def test_report_shows_the_portfolio_in_every_format_that_has_tables(tmp_path: Pa
     assert "single best: bitset-mrv" in plain_text(nq.report(str(out)))
     page = nq.report(str(out), format="html", output=tmp_path / "report.html")
     assert "Portfolio: the virtual best and the single best" in page
+    gap = next(row for row in portfolio(api.grouped(str(out)).groups).rows if row.kind == "single")  # type: ignore[union-attr]
+    assert (gap.gap_closed is None) == ("gap closed not shown" in page)  # the reason is on the page where a dash is
     assert "portfolio" not in nq.report(str(out), format="json")  # the summary rows only
 
 
@@ -164,7 +194,7 @@ def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Pat
     assert len(chosen.neighbours) == 5 and all(best == "large" for _, best in chosen.neighbours)
     out = tmp_path / "runs.jsonl"
     nq.compare("bitset-mrv,min-conflicts", [8, 10], out=out)
-    code, shown, _ = run_cli("select", str(out), "-n", "9")
+    code, shown, err = run_cli("select", str(out), "-n", "9")
     assert code == 0 and shown.startswith(("bitset-mrv", "min-conflicts")) and "nearest of 2 past instances" in shown
     code, _, err = run_cli("select", str(out))
     assert code == 2 and "board size" in err
@@ -176,6 +206,38 @@ def test_select_names_the_solver_and_the_neighbours_it_learnt_from(tmp_path: Pat
     for bad in (["--timeout", "4"], ["--schedule", "--timeout", "nan"], ["--schedule", "--timeout", "-1"]):
         code, _, err = run_cli("select", str(out), "-n", "9", *bad)
         assert code == 2 and err.count("\n") == 1, (bad, err)
+
+
+def test_select_warns_when_it_learns_from_fewer_instances_than_the_report_measures_a_selector_from(
+    tmp_path: Path, run_cli
+) -> None:  # type: ignore[no-untyped-def]
+    """One warning line on stderr, the answer still given, at the same threshold the report's portfolio section
+    uses (``selector.MIN_INSTANCES``, imported by both): below it, warned; at it, not."""
+    from nqueens_plugins.results import portfolio as portfolio_module
+    from nqueens_plugins.results.selector import MIN_INSTANCES
+
+    assert portfolio_module.MIN_INSTANCES is MIN_INSTANCES  # one constant, shared, not a copy
+
+    def records(instances: int) -> list[dict[str, Any]]:
+        return [run(solver, 10 + i, 1.0 + (i + k) % 3) for i in range(instances) for k, solver in enumerate("ab")]
+
+    for instances, warned in ((2, True), (MIN_INSTANCES - 1, True), (MIN_INSTANCES, False)):
+        heard: list[str] = []
+        chosen = nq.select(records(instances), 12, notify=heard.append)
+        schedule = nq.select_schedule(records(instances), 12, notify=heard.append)
+        assert chosen.solver in ("a", "b") and schedule.slices
+        expected = [f"warning: learnt from only {instances} past instances"] * 2 if warned else []
+        assert [line.split(";")[0] for line in heard] == expected
+        assert all(f"from {MIN_INSTANCES} or more" in line for line in heard)
+        portfolio_notes = " ".join(found(records(instances)).notes)  # type: ignore[union-attr]
+        assert (f"{MIN_INSTANCES} needed" in portfolio_notes) == warned  # the report refuses exactly where select warns
+    out = tmp_path / "runs.jsonl"
+    header = environment("test") | {"grid": {"seed": 0, "timeout": LIMIT}}
+    out.write_text("".join(json.dumps(record) + "\n" for record in [header, *records(2)]))
+    for extra in ([], ["--schedule"]):
+        code, shown, err = run_cli("select", str(out), "-n", "12", *extra)
+        assert code == 0 and "nearest of 2 past instances" in shown  # the answer, still
+        assert err.count("\n") == 1 and err.startswith("nqueens: warning: learnt from only 2 past instances")
 
 
 def test_select_refuses_records_it_cannot_learn_from() -> None:

@@ -245,9 +245,8 @@ def test_a_result_draws_itself_in_a_notebook() -> None:
     svg = result._repr_svg_()
     assert svg is not None and svg.startswith("<svg") and svg.count("<circle") == 8 and 'class="attacked"' not in svg
     stuck = nq.solve("steepest-ascent", 8, limits=nq.Limits(seed=0))
-    assert stuck.status == "gave-up"
-    attacked = stuck._repr_svg_()
-    assert attacked is not None and 'class="attacked"' in attacked  # its queens under attack are ringed
+    assert stuck.status == "gave-up" and stuck.queens is not None
+    assert stuck._repr_svg_() is None  # a board that is not an answer is not drawn as one: the repr says how it ended
     assert nq.solve("construction", 1000)._repr_svg_() is None  # too large to draw: the plain repr
 
 
@@ -320,6 +319,37 @@ def test_html_report_is_one_self_contained_file(comparison: Path, tmp_path: Path
     assert "run-time distribution, n = 8" in html
 
 
+def test_every_solver_that_solved_a_board_has_one_drawn_or_a_line_saying_why_not() -> None:
+    """Seven solvers were once six boards: each that solved something is drawn (up to BOARDS_SHOWN), or named
+    with the reason (its boards too large, its queens not kept, the page full); one that solved nothing is not."""
+    from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.html_report import BOARDS_SHOWN, LARGEST_BOARD_SHOWN, render_html, sample_boards
+
+    eight = [0, 4, 7, 5, 2, 6, 1, 3]
+    drawn = [f"solver-{index}" for index in range(BOARDS_SHOWN + 2)]  # two more than the page draws
+    records = [run_record(solver, 0.01, True, n=8) | {"queens": eight} for solver in drawn]
+    large = LARGEST_BOARD_SHOWN + 2
+    records += [run_record("large-only", 0.01, True, n=large) | {"queens": list(range(large))}]
+    records += [run_record("unkept", 0.01, True, n=8) | {"queens": None}]
+    records += [run_record("unsolved", 0.01, False, n=8) | {"queens": eight}]
+    records += [run_record("late", 0.01, True, n=large) | {"queens": list(range(large))}]
+    records += [run_record("late", 0.01, True, n=8, trial=1) | {"queens": eight}]  # a small board after a large
+    kept: list[dict[str, object]] = []
+    groups, _ = group_runs(sample_boards(iter(records), kept))
+    boards = {board["solver"]: board for board in kept}
+    assert set(boards) == {*drawn, "large-only", "unkept", "late"}  # "unsolved" solved nothing
+    assert sum("why" not in board for board in kept) == BOARDS_SHOWN
+    assert "too large" not in boards["late"].get("why", "")  # its small board, or the page being full
+    page = render_html("runs.jsonl", [], groups, [], kept)
+    for solver in boards:
+        caption = f"<figcaption>{solver}, n = "
+        line = f"{solver}: no board shown: "
+        assert (caption in page) != (line in page), solver  # one or the other, never both, never neither
+    assert f"large-only: no board shown: its solved boards are all larger than {LARGEST_BOARD_SHOWN}x" in page
+    assert "unkept: no board shown: its queens are not kept in the file" in page
+    assert "unsolved" not in page.split("Some verified boards")[1].split("<h2>")[0]
+
+
 def test_html_report_bad_output_is_one_line(comparison: Path, tmp_path: Path, run_cli) -> None:
     code, _, err = run_cli("report", str(comparison), "--format", "html")
     assert code == 2 and "give -o" in err
@@ -339,6 +369,29 @@ def test_html_report_renders_in_chromium(comparison: Path, tmp_path: Path, run_c
     not_white = (pixels < 0.95).any(axis=2).mean()
     assert not_white > 0.05 and pixels.std() > 0.05  # text, tables, the figure and boards, not a blank page
     assert not console, console
+
+
+def test_the_legend_sits_outside_every_panel(comparison: Path) -> None:
+    """Below the panels, never inside one: in the decided panel it covered the plotted bands."""
+    from nqueens_plugins.api import grouped
+    from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.plot import build_figure, pyplot
+
+    plt = pyplot()
+    by_instance = []
+    for source in ("diag-10-4-1.param@2", "blockedqueens.28.1449787894.param"):
+        for solver in ("bitset-mrv", "min-conflicts"):
+            by_instance.append(run_record(solver, 0.01, True, n=10) | {"source": source})
+    for groups in (grouped(comparison).groups, group_runs(by_instance)[0]):
+        figure = build_figure(groups, plt)
+        figure.draw_without_rendering()
+        renderer = figure._get_renderer()
+        assert len(figure.legends) == 1 and not any(axis.get_legend() for axis in figure.axes)
+        legend = figure.legends[0].get_window_extent(renderer)
+        for axis in figure.axes:
+            assert not legend.overlaps(axis.get_window_extent(renderer)), axis.get_title()
+        assert legend.y1 <= min(axis.get_window_extent(renderer).y0 for axis in figure.axes)  # below them all
+        plt.close(figure)
 
 
 def test_an_instance_family_is_plotted_against_its_parameter() -> None:

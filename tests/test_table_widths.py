@@ -158,6 +158,31 @@ def test_the_comparison_of_instances_keeps_solver_and_instance_names_whole(width
         assert row.instance is not None and re.search(rf"(^|\s){re.escape(row.instance)}(\s|$)", body, re.MULTILINE)
 
 
+LONG_SPEC = "simulated-annealing[cooling=0.99,t0=8,init=greedy]"
+LONG_PATH = "/home/someone/instances/excluded-diagonals/diag-10-4-1.param"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_name_is_never_split_across_lines_where_the_labels_must_wrap(width: int) -> None:
+    """A long spec beside a long instance path leaves no room for a figure at 80 columns: the labels wrap,
+    between names only (a path at its slashes), never inside a solver's name."""
+    runs = [
+        record(solver, n, trial, f"{LONG_PATH}@{n // 4}") | {"solver": name}
+        for solver, name in (("min-conflicts", "min-conflicts"), ("simulated-annealing", LONG_SPEC))
+        for n in (8, 16)
+        for trial in range(3)
+    ]
+    rows = summarise(runs)
+    lines = rendered(render_summary(rows, "table"), width)
+    assert all(cell_len(line) <= width for line in lines), "\n".join(lines)
+    body = [line for part in body_lines(lines) for line in part]
+    named = [line for line in body if "simulated-annealing" in line]
+    assert named and all(LONG_SPEC in line for line in named), "\n".join(named)  # whole, wherever it is
+    assert all(
+        re.search(r"(^|\s)(/|diag-10-4-1\.param@\d)", line) for line in body if "param" in line or "/home" in line
+    )
+
+
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_baseline_table_keeps_every_name_and_figure(width: int) -> None:
     pytest.importorskip("scipy")
@@ -240,6 +265,10 @@ def test_report_in_an_80_column_terminal_names_every_row(tmp_path: Path) -> None
     shown = read_rows(lines, [(r.solver, str(r.n)) for r in rows], 80)
     assert_every_cell_shown(shown, render_summary(rows, "markdown"), (0, 1))
     assert "split to fit 80 columns" in lines[0]
+    # the part printed last, where a terminal is left scrolled, is the summary: decided and ERT
+    last = lines[max(i for i, line in enumerate(lines) if line.startswith("comparison (")) :]
+    heading = " ".join(line for line in last[: next(i for i, line in enumerate(last) if BODY_RULE.match(line))])
+    assert re.match(r"comparison \((\d+) of \1\)", last[0]) and "decided" in heading and "ERT s" in heading, last
     # the portfolio table that follows fits too, every solver's name whole on its line
     assert portfolio and all(cell_len(line) <= 80 for line in portfolio), "\n".join(portfolio)
     for solver in {r.solver for r in rows}:
@@ -256,6 +285,7 @@ def test_piped_output_stays_one_whole_table(tmp_path: Path, run_cli) -> None:
     results = write_results(tmp_path / "runs.jsonl", records())
     code, out, err = run_cli("report", str(results))
     assert code == 0, err
+    assert not [line for line in out.splitlines() if line != line.rstrip()], "piped lines padded with blanks"
     lines, _ = without_portfolio(out.splitlines())
     assert lines[0].strip() == "comparison" and len(body_lines(lines)) == 1
     header = lines[2].split()

@@ -80,12 +80,14 @@ class Result:
         return self.verified is True and self.status in (Status.SOLVED, Status.NO_SOLUTION)
 
     def _repr_svg_(self) -> str | None:
-        """The board in a notebook (Jupyter shows this instead of the repr); attacked queens are ringed red."""
+        """The board in a notebook (Jupyter shows this instead of the repr) when it is an answer: a verified
+        solution. Any other board (a local search stuck, a run stopped by its limit) is not drawn, as
+        ``nqueens solve`` draws none: the plain repr says how the run ended."""
         from nqueens_plugins.formats.drawing import MAX_DRAWN, board_svg
 
-        if self.queens is None or self.n > MAX_DRAWN:
+        if self.queens is None or self.n > MAX_DRAWN or not self.solved:
             return None
-        title = f"{self.solver} on {self.n}x{self.n}: {self.status}" + (", verified" if self.verified else "")
+        title = f"{self.solver} on {self.n}x{self.n}: {self.status}, verified"
         return board_svg(self.queens, self.n, self.fixed, self.problem.blocked, title=title)
 
     def to_dict(self, keep_queens: bool | None = None) -> dict[str, Any]:

@@ -50,6 +50,12 @@ __all__ = [
 
 PORTFOLIO_PAR = 2  # undecided runs count as twice the time limit
 
+# A gap (SBS - VBS) narrower than either of these is not shown as a share closed: a share of a sliver is a
+# huge number (-4,500,077 % once, where the single best was almost the virtual best) that says nothing.
+GAP_MIN_SECONDS = 0.01  # mean PAR-2 seconds: below it the gap is the jitter of timing a solver call on a busy
+# machine (a process switched out for a few milliseconds), not a difference between solvers
+GAP_MIN_SHARE = 0.05  # of the single best's PAR-2: below it the single best is as good as the virtual best
+
 
 @dataclass(frozen=True)
 class PortfolioRow:
@@ -59,7 +65,7 @@ class PortfolioRow:
     kind: str  # "virtual best", "single best", "single" or "portfolio"
     par: float  # mean PAR-2 seconds over the compared instances
     decided: float  # fraction of its runs on them that decided the instance (the VBS: of the instances)
-    gap_closed: float | None  # (SBS - this) / (SBS - VBS); None for the references or when SBS is the VBS
+    gap_closed: float | None  # (SBS - this) / (SBS - VBS); None for the references or a gap too narrow to share
 
 
 @dataclass(frozen=True)
@@ -185,8 +191,12 @@ def portfolio(groups: Mapping[Any, Any]) -> Portfolio | None:
     best = min(singles, key=lambda label: (float(table[label].mean()), label))
     vbs, sbs = float(virtual.mean()), float(table[best].mean())
 
+    narrow = narrow_gap(sbs, vbs)
+    if narrow is not None:
+        notes.insert(0, f"gap closed not shown: {narrow}")
+
     def closed(value: float) -> float | None:
-        return (sbs - value) / (sbs - vbs) if sbs > vbs else None
+        return (sbs - value) / (sbs - vbs) if narrow is None else None
 
     def decided(label: str) -> float:
         score = scores[label]
@@ -207,6 +217,18 @@ def portfolio(groups: Mapping[Any, Any]) -> Portfolio | None:
         rows.append(PortfolioRow(label, "portfolio", value, decided(label), closed(value)))
     rows += learned_rows(found, closed, notes)
     return Portfolio(len(instances), rows, notes)
+
+
+def narrow_gap(sbs: float, vbs: float) -> str | None:
+    """Why the gap between the single best and the virtual best is too narrow for a share of it to mean
+    anything (``GAP_MIN_SECONDS``, ``GAP_MIN_SHARE``), or None when it is wide enough to be shared out."""
+    gap = sbs - vbs
+    if gap >= GAP_MIN_SECONDS and gap >= GAP_MIN_SHARE * sbs:
+        return None
+    return (
+        f"the single best ({sbs:.4f} s) is within {gap:.4f} s of the virtual best ({vbs:.4f} s); a gap under "
+        f"{GAP_MIN_SECONDS:g} s or {GAP_MIN_SHARE:.0%} of the single best is timing noise, not a gap to close"
+    )
 
 
 def learnable(table: Table) -> Scheduler | str:

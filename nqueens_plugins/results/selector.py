@@ -23,11 +23,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["FOLDS", "K_NEAREST", "MIN_INSTANCES", "Selector", "cross_validated", "fold_of"]
+__all__ = ["FOLDS", "K_NEAREST", "MIN_INSTANCES", "Selector", "cross_validated", "few_instances", "fold_of"]
 
 K_NEAREST = 5
 FOLDS = 5
 MIN_INSTANCES = 10  # fewer, and a held-out fold is one or two instances: no measure at all
+
+
+def few_instances(trained_on: int) -> str | None:
+    """The warning a choice learnt from fewer past instances than ``MIN_INSTANCES`` carries (None from enough):
+    the threshold below which the report's portfolio section will not measure a selector, so that a choice
+    ``select`` makes from as few is said to be unmeasured, not given as if it were as sound as one from many."""
+    if trained_on >= MIN_INSTANCES:
+        return None
+    return (
+        f"warning: learnt from only {trained_on} past instance{'s' if trained_on != 1 else ''}; the report measures "
+        f"a selector from {MIN_INSTANCES} or more, so this choice is not measured: take it as a guess"
+    )
 
 
 @dataclass(frozen=True)

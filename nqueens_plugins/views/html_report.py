@@ -13,7 +13,6 @@ definitions of the statistics.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from html import escape
 from pathlib import Path
@@ -28,22 +27,26 @@ from nqueens_plugins.views.report import (
     PORTFOLIO_HEADERS,
     baseline_cells,
     baseline_headers,
+    name_pieces,
     portfolio_cells,
     summary_columns,
 )
 
-BOARDS_SHOWN = 6
+BOARDS_SHOWN = 12  # solvers' boards drawn at most; any other solver that solved a board is named in a line
 LARGEST_BOARD_SHOWN = 24
 
+
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1400px; color: #222; padding: 0 1em; }
+body > p, body > dl { max-width: 1200px; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
 .table-scroll { overflow-x: auto; max-width: 100%; margin: 0.6em 0; }
-table { border-collapse: collapse; font-size: 0.86em; }
-th, td { border-bottom: 1px solid #e4e4e4; padding: 0.25em 0.6em; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; white-space: normal; vertical-align: bottom; min-width: 3em; }
-td.text, th.text { text-align: left; } td.text { white-space: normal; } .whole { white-space: nowrap; }
+table { border-collapse: collapse; font-size: 0.82em; }
+th, td { border-bottom: 1px solid #e4e4e4; padding: 0.25em 0.3em; text-align: right; }
+th { background: #f4f4f4; vertical-align: bottom; font-size: 0.92em; }
+td.text, th.text { text-align: left; } .whole { white-space: nowrap; }
 tr > :first-child { position: sticky; left: 0; background: #fff; } tr > th:first-child { background: #f4f4f4; }
+@media (max-width: 640px) { tr > :first-child { position: static; } }
 dl.provenance { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.2em 1.2em;
   align-items: baseline; }
 dl.provenance dt { font-weight: 600; } dl.provenance dd { margin: 0; }
@@ -51,25 +54,50 @@ dl.provenance code { font-size: 0.9em; overflow-wrap: anywhere; }
 .boards { display: flex; flex-wrap: wrap; gap: 1.2em; } figure { margin: 0; } figcaption { font-size: 0.85em; }
 .note { color: #8a5a00; } .definitions dt { font-weight: 600; } .figure svg { max-width: 100%; height: auto; }
 """
+# A table fits the page where it can: a figure's cell may wrap between its words ("100% (72-100)" on two
+# lines) and a header between its words; a name never wraps inside itself (``breakable``). Where even then
+# it is wider than the page (a narrow screen), its own box scrolls, its first column (the solver) held in
+# view, except on a screen too narrow to hold it beside anything.
 
 
 def sample_boards(records: Iterable[dict[str, Any]], kept: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Pass records through, keeping one verified board per solver (small boards, the first met)."""
-    seen: set[str] = set()
+    """Pass records through, keeping one verified board per solver that solved one (small boards, the first
+    met), up to ``BOARDS_SHOWN``; a solver that solved something but has no board to draw gets an entry with
+    ``why`` instead (its boards too large, its queens not kept, or the page's boards all taken), replaced by
+    its board if one comes later."""
+    at: dict[str, int] = {}  # solver -> its entry in ``kept``
+    drawn = 0
     for record in records:
         solver = str(record.get("solver"))
-        if (
-            len(kept) < BOARDS_SHOWN
-            and solver not in seen
-            and record.get("verified") is True
-            and isinstance(record.get("queens"), list)
-            and int(record["n"]) <= LARGEST_BOARD_SHOWN
-        ):
-            seen.add(solver)
-            kept.append(
-                {key: record.get(key) for key in ("solver", "n", "queens", "fixed", "blocked", "seed", "trial")}
-            )
+        entry = at.get(solver)
+        wanted = entry is None or "why" in kept[entry]  # no board of this solver's kept yet
+        if wanted and record.get("verified") is True and record.get("status") == "solved":
+            found = drawable(record, drawn)
+            drawn += "why" not in found
+            if entry is None:
+                at[solver] = len(kept)
+                kept.append(found)
+            elif "why" not in found or found["why"] == FULL:  # a board, or the truer reason: the page is full
+                kept[entry] = found
         yield record
+
+
+FULL = f"not drawn: the page shows {BOARDS_SHOWN} solvers' boards at most"
+
+
+def drawable(record: Mapping[str, Any], drawn: int) -> dict[str, Any]:
+    """The record's board as the page keeps it, or why it cannot be drawn (``why``)."""
+    solver = str(record.get("solver"))
+    if not isinstance(record.get("queens"), list):
+        return {"solver": solver, "why": "its queens are not kept in the file (compare --queens keeps them)"}
+    if int(record["n"]) > LARGEST_BOARD_SHOWN:
+        return {
+            "solver": solver,
+            "why": f"its solved boards are all larger than {LARGEST_BOARD_SHOWN}x{LARGEST_BOARD_SHOWN}",
+        }
+    if drawn >= BOARDS_SHOWN:
+        return {"solver": solver, "why": FULL}
+    return {key: record.get(key) for key in ("solver", "n", "queens", "fixed", "blocked", "seed", "trial")}
 
 
 def render_html(
@@ -131,13 +159,18 @@ def render_html(
         parts.append(f'<p class="note">no figure: {escape(str(exc))}</p>')
     if boards:
         parts.append('<h2>Some verified boards</h2><div class="boards">')
-        for board in boards:
+        for board in (board for board in boards if "why" not in board):
             fixed = {int(column): int(row) for column, row in (board.get("fixed") or {}).items()}
             blocked = [tuple(square) for square in board.get("blocked") or []]
             caption = f"{board['solver']}, n = {board['n']}, seed {board['seed']}, trial {board['trial']}"
             svg = board_svg(board["queens"], int(board["n"]), fixed, blocked, size=200, title=caption)
             parts.append(f"<figure>{svg}<figcaption>{escape(caption)}</figcaption></figure>")
         parts.append("</div>")
+        parts += [
+            f'<p class="note">{escape(board["solver"])}: no board shown: {escape(board["why"])}.</p>'
+            for board in boards
+            if "why" in board
+        ]
     parts.append(DEFINITIONS)
     parts.append("</body></html>")
     return "\n".join(parts)
@@ -221,6 +254,7 @@ def scrolling(table: str, label: str) -> str:
 
 TEXT_COLUMNS = {
     "solver",
+    "solver / instance",
     "instance",
     "version",
     "other outcomes",
@@ -230,9 +264,17 @@ TEXT_COLUMNS = {
 
 
 def summary_table(rows: Sequence[SummaryRow]) -> str:
+    """The summary; with instances, each row's solver and instance stacked in its first cell (the solver on
+    the first line, the instance below), as the terminal stacks them when narrow: the two longest names side
+    by side would leave no room for the figures on a laptop's page."""
     columns = summary_columns(rows)
+    titles = [title for title, _ in columns]
     cells = [[cell(row) for _, cell in columns] for row in rows]
-    return scrolling(table([title for title, _ in columns], cells), "summary table")
+    if "instance" in titles:
+        at = titles.index("instance")
+        titles = ["solver / instance"] + titles[1:at] + titles[at + 1 :]
+        cells = [[f"{row[0]}\n{row[at]}"] + row[1:at] + row[at + 1 :] for row in cells]
+    return scrolling(table(titles, cells), "summary table")
 
 
 def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
@@ -241,17 +283,26 @@ def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:
     return scrolling(table(baseline_headers(baseline, with_instances), cells), f"against {baseline}")
 
 
+NAME_COLUMNS = {
+    "solver",
+    "instance",
+    "version",
+    "solver / instance",
+}  # they name the row: a line breaks between names, never inside
+
+
 def table(titles: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Text columns left-aligned and free to wrap (a long solver spec at its ``[`` and commas), figures right."""
+    """Text columns left-aligned, figures right; a name column breaks only between names (``breakable``), any
+    other cell between its words (a count kept with its word: ``10 gave-up``; a bound with its sign)."""
     text = [title in TEXT_COLUMNS for title in titles]
     head = "".join(
-        f'<th class="{kind(is_text)}">{escape(title)}</th>' for is_text, title in zip(text, titles, strict=True)
+        f'<th class="{kind(is_text)}">{two_lines(title)}</th>' for is_text, title in zip(text, titles, strict=True)
     )
     body = "".join(
         "<tr>"
         + "".join(
-            f'<td class="{kind(is_text)}">{breakable(cell) if is_text else escape(cell)}</td>'
-            for is_text, cell in zip(text, row, strict=True)
+            f'<td class="{kind(is_text)}">{names(cell) if title in NAME_COLUMNS else words(cell)}</td>'
+            for is_text, title, cell in zip(text, titles, row, strict=True)
         )
         + "</tr>"
         for row in rows
@@ -259,15 +310,39 @@ def table(titles: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def two_lines(title: str) -> str:
+    """A header on two lines, broken at the space nearest its middle (``ERT`` over ``iterations``): a header
+    is never what makes its column wide, so a page has room for every column before a figure has to wrap."""
+    spaces = [i for i, character in enumerate(title) if character == " "]
+    if not spaces:
+        return escape(title)
+    at = min(spaces, key=lambda i: abs(2 * i - len(title)))
+    return f"{escape(title[: at + 1])}<br>{escape(title[at + 1 :])}".replace("/", "/<wbr>")  # solved/stuck
+
+
+def names(text: str) -> str:
+    """A cell of names, one a line (a stacked solver and instance), each breaking only between names."""
+    return "<br>".join(breakable(line) for line in text.split("\n"))
+
+
+def words(text: str) -> str:
+    """Escaped, free to wrap between words only (never at a hyphen: ``(72-100)`` stays whole), a count or
+    a bound kept with the word after it (``10 gave-up``, ``> 10``, ``0.0001 -``)."""
+    pieces = text.split(" ")
+    shown = [f'<span class="whole">{escape(piece)}</span>' if "-" in piece[1:] else escape(piece) for piece in pieces]
+    gaps = ["&nbsp;" if piece[-1:].isdigit() or piece in (">", "<") else " " for piece in pieces[:-1]]
+    return "".join(word + gap for word, gap in zip(shown, [*gaps, ""], strict=True))
+
+
 def kind(is_text: bool) -> str:
     return "text" if is_text else "num"
 
 
 def breakable(text: str) -> str:
-    """Escaped, breaking only before ``[`` and after a comma (a solver spec's options, a list of outcomes)
-    or a colon: each piece is kept whole, so ``forward-checking`` or ``10 gave-up`` never splits."""
-    pieces = re.split(r"(?=\[)|(?<=[,:])", text)
-    return "<wbr>".join(f'<span class="whole">{escape(piece)}</span>' for piece in pieces if piece)
+    """Escaped, a line breaking only between names (``report.name_pieces``: after a comma, colon, space or slash
+    outside square brackets): ``forward-checking[order=mrv,values=middle]`` is never split, ``race(a,b)``
+    may break after its comma, a path after a folder."""
+    return "<wbr>".join(f'<span class="whole">{escape(piece)}</span>' for piece in name_pieces(text))
 
 
 DEFINITIONS = """<h2>Definitions</h2><dl class="definitions">

@@ -161,7 +161,7 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
         if len(sizes) <= MAX_ECDF_PANELS
         else [sizes[round(i * (len(sizes) - 1) / (MAX_ECDF_PANELS - 1))] for i in range(MAX_ECDF_PANELS)]
     )
-    figure = plt.figure(figsize=(12, 8.4), constrained_layout=True)
+    figure = plt.figure(figsize=(12, 9), constrained_layout=True)  # the legend below the panels
     grid = figure.add_gridspec(2, len(shown))
     ert_axis = figure.add_subplot(grid[0, : max(1, len(shown) // 2)])
     success_axis = figure.add_subplot(grid[0, max(1, len(shown) // 2) :] if len(shown) > 1 else grid[0, 0])
@@ -232,8 +232,17 @@ def build_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
             axis.set_xticks(sizes)  # the sizes run, not powers of ten
         axis.xaxis.set_major_formatter(ScalarFormatter())
         axis.xaxis.set_minor_formatter(NullFormatter())
-    success_axis.legend(fontsize="small", loc="best")  # every variant, solved or not (an unsolved one has no ERT)
+    legend_below(figure, success_axis)  # every variant, solved or not (an unsolved one has no ERT)
     return figure
+
+
+def legend_below(figure: Any, axis: Any) -> None:
+    """The legend of ``axis``'s lines under every panel, outside them all: inside a panel it covered what was
+    drawn there (the decided panel's bands), and the colours name the variants of every panel alike."""
+    handles, labels = axis.get_legend_handles_labels()
+    if handles:
+        columns = max(1, min(len(labels), 3 if max(map(len, labels)) > 30 else 4))
+        figure.legend(handles, labels, loc="outside lower center", ncols=columns, fontsize="small", frameon=False)
 
 
 def variant_label(key: GroupKey) -> str:
@@ -290,7 +299,7 @@ def instance_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     )
     for axis in (seconds_axis, success_axis):
         axis.grid(True, alpha=0.3)
-    seconds_axis.legend(fontsize="small", loc="best")
+    legend_below(figure, seconds_axis)
     return figure
 
 
@@ -333,5 +342,5 @@ def family_figure(groups: Mapping[GroupKey, Group], plt: Any) -> Any:
     )
     for axis in (answered_axis, ert_axis):
         axis.grid(True, which="both", alpha=0.3)
-    answered_axis.legend(fontsize="small", loc="best")
+    legend_below(figure, answered_axis)
     return figure

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -231,9 +232,17 @@ def natural_width(console: Console, options: ConsoleOptions, table: Table) -> in
     return Measurement.get(console, options.update(width=NO_WIDTH), table).maximum
 
 
-def fitted_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], whole: Table) -> Fitted:
-    """``whole``, or where it does not fit, the same cells split into parts (``split_table``)."""
-    return Fitted(whole, lambda width: list(split_table(title, columns, rows, width, whole.box)))
+def fitted_table(
+    title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], whole: Table, *, summary_last: bool = False
+) -> Fitted:
+    """``whole``, or where it does not fit, the same cells split into parts (``split_table``); with
+    ``summary_last`` the part of the lowest ranks (what matters most) is printed last, so that a terminal
+    left scrolled to the end of a long split table shows it."""
+
+    def narrow(width: int) -> list[RenderableType]:
+        return list(split_table(title, columns, rows, width, whole.box, summary_last=summary_last))
+
+    return Fitted(whole, narrow)
 
 
 def text_width(cell: Text | str) -> int:
@@ -269,11 +278,19 @@ def stack_labels(columns: Sequence[Column], rows: Sequence[Sequence[Text]]) -> t
 
 
 def split_table(
-    title: str, columns: Sequence[Column], rows: Sequence[Sequence[Text]], width: int, frame: Box | None
+    title: str,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Text]],
+    width: int,
+    frame: Box | None,
+    *,
+    summary_last: bool = False,
 ) -> Iterable[Table]:
     """The table in parts that each fit ``width``. Every part has the label columns, whole; the other
     columns go, lowest rank first, to the first part with room for them (first fit), and keep their
-    order within a part. A column of words takes what room its part has left, and wraps there."""
+    order within a part. A column of words takes what room its part has left, and wraps there. With
+    ``summary_last`` the parts are printed in the reverse order, the one of the lowest ranks last (and
+    numbered as printed)."""
     label_width = table_width(content_width(c.header, rows, i) for i, c in enumerate(columns) if c.label)
     if rows and label_width + 3 + WORDS_WIDTH > width:  # no room beside the names for a figure
         columns, rows = stack_labels(columns, rows)
@@ -284,9 +301,15 @@ def split_table(
     widest_figure = max((least[i] + 3 for i in range(len(columns)) if i not in labels), default=0)
     if labels and room < widest_figure:  # narrower than a name and a figure (below 80 columns): the name folds
         widest = max(labels, key=lambda i: least[i])
-        cut = min(widest_figure - room, least[widest] - 1)
+        need = widest_figure - room
+        narrowest = max((longest_name_piece(row[widest]) for row in rows), default=1)  # names whole
+        if least[widest] - narrowest < need:  # a name alone is too wide: broken at its "[" and commas
+            narrowest = max((longest_name_piece(row[widest], parts=True) for row in rows), default=1)
+        cut = max(0, min(need, least[widest] - narrowest))
         least[widest] -= cut
         room += cut
+        rows = [[wrapped_names(cell, least[widest]) if i == widest else cell for i, cell in enumerate(row)]
+                for row in rows]  # fmt: skip
     parts: list[list[int]] = []
     for i in sorted((i for i, column in enumerate(columns) if not column.label), key=lambda i: columns[i].rank):
         part = next((p for p in parts if sum(least[j] + 3 for j in p) + least[i] + 3 <= room), None)
@@ -294,6 +317,8 @@ def split_table(
             part = []
             parts.append(part)
         part.append(i)
+    if summary_last:
+        parts.reverse()
     for number, part in enumerate(parts, 1):
         widths = {i: least[i] for i in labels + part}
         if len(part) == 1 and least[part[0]] + 3 > room:  # alone and still too wide: it folds
@@ -318,6 +343,50 @@ def split_table(
         for row in rows:
             table.add_row(*(row[i] for i in shown))
         yield table
+
+
+def name_pieces(text: str) -> list[str]:
+    """``text`` (a solver spec, a list of them, a label, a path) in the pieces a line may end between: after a
+    comma, a colon, a space or a slash outside square brackets, so between names (``race(a,b)``, ``single best:
+    a``, a path's folders), never inside one. ``forward-checking[order=mrv,values=middle]`` is one piece."""
+    pieces, depth, start = [], 0, 0
+    for i, character in enumerate(text):
+        depth += {"[": 1, "]": -1}.get(character, 0)
+        if depth <= 0 and character in ", :/" and (i + 1 == len(text) or text[i + 1] != " "):
+            pieces.append(text[start : i + 1])
+            start = i + 1
+    return [piece for piece in [*pieces, text[start:]] if piece]
+
+
+def name_parts(piece: str) -> list[str]:
+    """A name too long for its line, in the pieces it may be broken into as a last resort: before its
+    ``[`` and after each comma of its options (never inside an option's name or value)."""
+    return [part for part in re.split(r"(?=\[)|(?<=,)", piece) if part]
+
+
+def longest_name_piece(cell: Text | str, parts: bool = False) -> int:
+    """The widest piece of a cell no line may break inside: a whole name (with ``parts``, the widest part of a
+    name broken at its ``[`` and commas)."""
+    pieces = [piece for line in str(cell).split("\n") for piece in name_pieces(line)]
+    if parts:
+        pieces = [part for piece in pieces for part in name_parts(piece)]
+    return max((cell_len(piece.rstrip()) for piece in pieces), default=1)
+
+
+def wrapped_names(cell: Text, width: int) -> Text:
+    """A cell of names wrapped to ``width`` between names only (``name_pieces``); a name wider than
+    ``width`` on its own is broken at its ``[`` and commas (``name_parts``), and only then folded."""
+    lines: list[str] = []
+    for text in str(cell).split("\n"):
+        line = ""
+        for piece in name_pieces(text):
+            for part in [piece] if cell_len(piece) <= width else name_parts(piece):
+                if line and cell_len(line + part.rstrip()) > width:
+                    lines.append(line.rstrip())
+                    line = ""
+                line += part
+        lines.append(line.rstrip())
+    return Text("\n".join(lines))
 
 
 def content_width(header: str, rows: Sequence[Sequence[Text]], index: int) -> int:
@@ -643,9 +712,15 @@ def plain_text(shown: Any) -> str:
     would get it (whole, never folded to a terminal's width), without colour; text as it is."""
     if isinstance(shown, str):
         return shown
-    console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO())  # a file, like a pipe: whole
+    console = Console(record=True, width=PIPED_WIDTH, file=io.StringIO(), markup=False, highlight=False)  # whole
     console.print(shown)
-    return console.export_text()
+    return unpadded(console.export_text())
+
+
+def unpadded(text: str) -> str:
+    """Each line without the spaces rich pads it with to its table's width: a file or a pipe gets the
+    table's text, not a block 200 columns wide of trailing blanks."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
 def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
@@ -672,17 +747,18 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     texts = [[Text(for_terminal(cell(row))) for _, cell in columns] for row in rows]
     for cells in texts:
         table.add_row(*cells)
-    return fitted_table("comparison", specs, texts, table)
+    return fitted_table("comparison", specs, texts, table, summary_last=True)
 
 
 WORDS_COLUMNS = ("other outcomes", CERTIFICATES_COLUMN)  # lists of counted outcomes: wrapped between words
 
 # The order in which a comparison's figures fill the parts of a table split to fit a narrow terminal:
-# whether and how fast each variant decided first, the detail after.
+# whether and how fast each variant decided first (the part printed last, where the terminal ends), the
+# detail after.
 SUMMARY_SPLIT_ORDER = (
     "decided (95% CI)",
-    "median s",
     "ERT s",
+    "median s",
     "other outcomes",
     "known",
     "runs",
