@@ -350,6 +350,19 @@ def test_every_solver_that_solved_a_board_has_one_drawn_or_a_line_saying_why_not
     assert "unsolved" not in page.split("Some verified boards")[1].split("<h2>")[0]
 
 
+def test_a_board_the_file_calls_verified_is_checked_again_before_it_is_drawn() -> None:
+    """ "verified" is the file's word: a forged record's attacking queens are named, not drawn as an answer."""
+    from nqueens_plugins.results.summary import group_runs
+    from nqueens_plugins.views.html_report import render_html, sample_boards
+
+    records = [run_record("forger", 0.01, True, n=8) | {"queens": list(range(8))}]
+    kept: list[dict[str, object]] = []
+    groups, _ = group_runs(sample_boards(iter(records), kept))
+    page = render_html("runs.jsonl", [], groups, [], kept)
+    assert "<figcaption>forger, n = " not in page
+    assert "forger: no board shown: the file calls its board verified, but it is not a solution (" in page
+
+
 def test_html_report_bad_output_is_one_line(comparison: Path, tmp_path: Path, run_cli) -> None:
     code, _, err = run_cli("report", str(comparison), "--format", "html")
     assert code == 2 and "give -o" in err

@@ -18,6 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from nqueens_plugins.core.verify import board_error
 from nqueens_plugins.formats.drawing import board_svg
 from nqueens_plugins.results.portfolio import portfolio
 from nqueens_plugins.results.recheck import CERTIFIED, FILES_WORD, REJECTED, Certificates, Fate
@@ -97,6 +98,15 @@ def drawable(record: Mapping[str, Any], drawn: int) -> dict[str, Any]:
         }
     if drawn >= BOARDS_SHOWN:
         return {"solver": solver, "why": FULL}
+    # "verified" is the file's word: the board is checked again here before it is drawn as an answer
+    fixed = {int(column): int(row) for column, row in (record.get("fixed") or {}).items()}
+    blocked = [(int(column), int(row)) for column, row in record.get("blocked") or ()]
+    error = board_error(int(record["n"]), record["queens"], fixed, blocked)
+    if error is not None:
+        return {
+            "solver": solver,
+            "why": f"the file calls its board verified, but it is not a solution ({error})",
+        }
     return {key: record.get(key) for key in ("solver", "n", "queens", "fixed", "blocked", "seed", "trial")}
 
 
