@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, whole_number
 from nqueens_plugins.core.problem import Problem
@@ -790,9 +791,6 @@ class ExportFailed(Exception):
     """A plugin's export failed: its fault, not the user's (exit status 1, not 2)."""
 
 
-PROOF_STATUSES = ("certified", "rejected", "over-budget", "unchecked")
-
-
 @dataclass(frozen=True)
 class ProofCheck:
     """What ``check_proof`` found, in the words of a run's certificate (``docs/certificates.md``).
@@ -805,7 +803,7 @@ class ProofCheck:
     the proof's size on disk, ``seconds`` the checking's own time.
     """
 
-    status: str
+    status: CertificateStatus
     reason: str | None
     lemmas: int
     bytes: int
@@ -815,7 +813,7 @@ class ProofCheck:
 
     @property
     def certified(self) -> bool:
-        return self.status == "certified"
+        return self.status == CertificateStatus.CERTIFIED
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -875,10 +873,10 @@ def check_proof(
     try:
         path = proof_file(given, limits.certificate_size)
     except TooLarge as exc:
-        return ProofCheck("over-budget", str(exc), 0, os.stat(given).st_size, 0.0, problem.label, given)
+        return ProofCheck(CertificateStatus.OVER_BUDGET, str(exc), 0, os.stat(given).st_size, 0.0, problem.label, given)
     certificate = check(path, problem, limits)
     return ProofCheck(
-        certificate.status if certificate.status in PROOF_STATUSES else "unchecked",
+        certificate.status,
         certificate.reason,
         certificate.lemmas,
         certificate.bytes,

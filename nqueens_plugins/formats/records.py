@@ -48,6 +48,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.verify import board_error
@@ -166,7 +167,7 @@ MAX_WARNINGS = 100  # warnings about lines kept; the rest are counted in one lin
 LARGEST_NUMBER = int(sys.float_info.max)  # an int past this cannot become a float (statistics use floats)
 STATUSES = frozenset(status.value for status in Status)
 # What became of a run's certificate (``execution.tasks.Certificate``); null: the run wrote none.
-CERTIFICATE_STATUSES = frozenset({"certified", "rejected", "over-budget", "unchecked"})
+CERTIFICATE_STATUSES = frozenset(status.value for status in CertificateStatus)
 BRACKETS = b"[]{}"
 NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in BRACKETS)
 DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # open +1, close -1 (as int8)

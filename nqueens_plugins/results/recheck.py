@@ -41,18 +41,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import CHECK_TIMEOUT, RECHECK_BUDGET, Limits
-from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.formats.reading import CHUNK, READ_ERRORS, open_regular, size_text, unpacked
 from nqueens_plugins.formats.records import instance_label, run_key
 
-# What became of a no-solution claim's certificate (``Fate.status``).
-CERTIFIED = "certified"  # checked now (or by the host, for records made in this process): it refutes the instance
+# What became of a no-solution claim's certificate (``Fate.status``): a certificate's own words, and one more.
+CERTIFIED = CertificateStatus.CERTIFIED  # checked now (or by the host, for records made here): it refutes the instance
 FILES_WORD = "file's word"  # the file says certified; nothing checked it now
-REJECTED = "rejected"  # the proof does not refute the instance (checked now, or so the file itself says)
-OVER_BUDGET = "over-budget"  # its check could not finish within its limits
-UNCHECKED = "unchecked"  # no certificate, or the checker failed
+REJECTED = CertificateStatus.REJECTED  # the proof does not refute the instance (checked now, or so the file says)
+OVER_BUDGET = CertificateStatus.OVER_BUDGET  # its check could not finish within its limits
+UNCHECKED = CertificateStatus.UNCHECKED  # no certificate, or the checker failed
 FATES = (CERTIFIED, FILES_WORD, REJECTED, OVER_BUDGET, UNCHECKED)
 
 RECHECK_MODES = ("auto", "all", "never")
@@ -299,9 +300,9 @@ def host_fate(record: Mapping[str, Any]) -> Fate | None:
     """The fate of a record the host made in this process: its certificate as the host's checker found it
     (None for a record that is no no-solution claim, nor one the host found invalid for its proof)."""
     claimed = record.get("certificate")
-    if record.get("status") == "invalid" and claimed == REJECTED:
+    if record.get("status") == Status.INVALID and claimed == REJECTED:
         return Fate(REJECTED, True, "rejected by the host when the run was made")
-    if record.get("status") != "no-solution":
+    if record.get("status") != Status.NO_SOLUTION:
         return None
     if claimed == CERTIFIED and record.get("verified") is True:
         return Fate(CERTIFIED, True, "checked by the host when the run was made")

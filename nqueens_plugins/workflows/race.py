@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.limits import Limits
+from nqueens_plugins.core.limits import CertifyMode, Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.executor import Executor
@@ -134,12 +134,14 @@ def prepare(workers: Executor, members: Sequence[Variant], limits: Limits) -> No
     tasks = []
     for member in members:
         certifies = (
-            limits.certify != "never" and member.solver.complete and member.solver.can_certify(dict(member.options))
+            limits.certify != CertifyMode.NEVER
+            and member.solver.complete
+            and member.solver.can_certify(dict(member.options))
         )
         board = Problem(3 if certifies else 4)
         with contextlib.suppress(BadInput):
             check_runnable(member, board)
-            certify = "always" if certifies else "never"
+            certify = CertifyMode.ALWAYS if certifies else CertifyMode.NEVER
             timeout = min(limits.timeout or PREPARE_BOARD_TIMEOUT, PREPARE_BOARD_TIMEOUT)
             tasks.append(Task.solve(member, board, replace(limits, certify=certify, timeout=timeout)))
     for _ in workers.map(tasks):
