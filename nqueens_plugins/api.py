@@ -29,8 +29,8 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, whole_number
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant, split_specs
+from nqueens_plugins.execution.answers import CountResult, Result
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.local import LocalExecutor, shared_executor
 from nqueens_plugins.execution.tasks import Task, check_countable, check_runnable
 from nqueens_plugins.formats import inputs
@@ -1158,7 +1158,7 @@ def tune(
     from nqueens_plugins.core.space import parse_space
     from nqueens_plugins.results.resume_checks import check_fraction
     from nqueens_plugins.results.statistics import require_scipy
-    from nqueens_plugins.results.tuning import Budget
+    from nqueens_plugins.results.tuning import TuningBudget
     from nqueens_plugins.workflows.tune import TuneSetup, split_boards
     from nqueens_plugins.workflows.tune import tune as run_tune
 
@@ -1176,7 +1176,9 @@ def tune(
         check_runnable(chosen, problem)
     # no held-out test, no instance set aside: the race runs on every board
     race_boards, held_out, note = split_boards(problems) if test_runs else (tuple(problems), tuple(problems), None)
-    setup = TuneSetup(chosen.solver, parsed, race_boards, held_out, Budget(runs, seconds), goal, test_runs, limits)
+    setup = TuneSetup(
+        chosen.solver, parsed, race_boards, held_out, TuningBudget(runs, seconds), goal, test_runs, limits
+    )
     results = ResultsFile.of(out) if out is not None else None
     if results is not None:
         check_output(results.path, "a results file", reading=files_read(problems), flag="--out")

@@ -131,7 +131,7 @@ def answer_to(line: bytes) -> tuple[dict[str, Any], bool]:
     try:
         request = json.loads(line)
         limit_memory(int(request["memory"]))
-        from nqueens_plugins.proofs import check_proof
+        from nqueens_plugins.proofs.checker import check_proof
 
         problem = problem_of(request)
         size = formula_size(problem)
@@ -173,7 +173,8 @@ def write(out: IO[str], answer: dict[str, Any]) -> None:
 def main() -> None:
     leave_with_parent(os.getppid())
     limit_memory(int(sys.argv[1]) if len(sys.argv) > 1 else CHECK_MEMORY)
-    from nqueens_plugins.proofs.checker import JIT, warm_up
+    from nqueens_plugins.proofs.checker import warm_up
+    from nqueens_plugins.proofs.jit import JIT
 
     warm_up()  # numba's kernels loaded (or compiled) now, before any request's clock
     out = sys.stdout

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.results.racing import decided
+from nqueens_plugins.results.elimination import decided
 
 DEFAULT_FRACTION = 0.1  # a tenth of what a resume keeps is made again: a forged line among ten is caught 1 time in 10
 # a seeded built-in solver makes the same run again step by step; any other solver's numbers, and every

@@ -33,8 +33,8 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import CertifyMode, Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.answers import Result
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.tasks import Task, check_runnable
 from nqueens_plugins.formats.published import published_answer

@@ -1,4 +1,8 @@
-"""Results layer, parent side: which configurations a race drops, by the Friedman test irace uses.
+"""Results layer, parent side: which configurations a tune's race eliminates, by the Friedman test irace uses.
+
+Named for what it decides, elimination, so that "race" alone names one thing in the code: the portfolio race
+(``race``, ``workflows/race.py``: several solvers on one board, the first decided answer wins). The tune's
+races are irace's, and their words stay those of its papers and of the tune file.
 
 A race runs every surviving configuration on the same block (an instance and a
 seed, common to all of them, so they are compared on equal terms) and, once
