@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.core.problem import Status
+
 SIGNIFICANCE = 0.05
 FIRST_TEST = 5  # blocks before the first test (irace's firstTest)
 EACH_TEST = 1  # blocks between tests (irace's eachTest)
@@ -41,13 +43,13 @@ WRONG = math.inf  # a rejected or failed run: below everything
 
 def decided(record: Mapping[str, Any]) -> bool:
     """A verified board, or a no-solution claim the host confirmed (certified or published)."""
-    return record.get("verified") is True and record.get("status") in ("solved", "no-solution")
+    return record.get("verified") is True and record.get("status") in (Status.SOLVED, Status.NO_SOLUTION)
 
 
 def rejected(record: Mapping[str, Any]) -> bool:
     """An answer the verifier refused, or a run that failed: the worst a configuration can do."""
-    return record.get("status") in ("invalid", "error") or (
-        record.get("status") in ("solved", "no-solution") and record.get("verified") is False
+    return record.get("status") in (Status.INVALID, Status.ERROR) or (
+        record.get("status") in (Status.SOLVED, Status.NO_SOLUTION) and record.get("verified") is False
     )
 
 

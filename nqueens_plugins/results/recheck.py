@@ -146,12 +146,12 @@ class Certificates:
     def settle(self, record: Mapping[str, Any]) -> Fate | None:
         """The fate of a no-solution claim's certificate (None for a record that is no such claim)."""
         status, claimed = record.get("status"), record.get("certificate")
-        if status not in ("no-solution", "invalid"):
+        if status not in (Status.NO_SOLUTION, Status.INVALID):
             return None
         if self.made_here and run_key(record) in self.made_here:
             made = host_fate(record)
             return None if made is None else self.counted(made)
-        if status == "invalid":  # already invalid; said of its certificate, when the host rejected the proof
+        if status == Status.INVALID:  # already invalid; said of its certificate, when the host rejected the proof
             return (
                 self.counted(Fate(REJECTED, False, "rejected when the run was made")) if claimed == REJECTED else None
             )

@@ -31,7 +31,7 @@ from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import CertifyMode, Limits
-from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution.answers import Result
 from nqueens_plugins.execution.executor import Executor
@@ -182,7 +182,7 @@ def race_record_fields(raced: RaceResult, entry: RaceEntry, limits: Limits, tria
         reason = f"won by {raced.winner.solver}" + (f": {raced.winner.reason}" if raced.winner.reason else "")
     else:
         status = undecided_status(statuses)
-        verified = False if status == "invalid" else None
+        verified = False if status == Status.INVALID else None
         reason = "no member decided: " + ", ".join(f"{m.solver} {m.status}" for m in raced.members)
         fields.update(queens=None, certificate=None, certificate_bytes=None, certificate_seconds=None)
     fields.update(
