@@ -101,3 +101,13 @@ def test_certify_takes_a_word_or_a_member_and_keeps_the_member() -> None:
         assert f"certify={word!r}" in repr(by_word)  # the repr a user saw when the field was a string
     with pytest.raises(nq.BadInput, match="certify is one of auto, always, never, not 'proof'"):
         nq.Limits(certify="proof")
+
+
+def test_recheck_takes_a_word_or_a_member_and_keeps_the_member() -> None:
+    from nqueens_plugins.results.recheck import RECHECK_MODES, Recheck, RecheckMode
+
+    for word in RECHECK_MODES:
+        assert Recheck(word).mode is RecheckMode(word) and Recheck.of(RecheckMode(word)) == Recheck(word)
+        assert f"mode={word!r}" in repr(Recheck(word))
+    with pytest.raises(nq.BadInput, match="recheck is one of auto, all, never, not 'some'"):
+        Recheck("some")

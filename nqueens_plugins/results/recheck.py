@@ -28,6 +28,7 @@ checker, as the host did when the run was made.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import io
 import math
@@ -56,7 +57,19 @@ OVER_BUDGET = CertificateStatus.OVER_BUDGET  # its check could not finish within
 UNCHECKED = CertificateStatus.UNCHECKED  # no certificate, or the checker failed
 FATES = (CERTIFIED, FILES_WORD, REJECTED, OVER_BUDGET, UNCHECKED)
 
-RECHECK_MODES = ("auto", "all", "never")
+
+class RecheckMode(enum.StrEnum):
+    """How a report re-checks kept proofs (``Recheck.mode``, ``--recheck``): a word is accepted, a member kept;
+    its ``repr`` is the word's, as when the field was a string."""
+
+    AUTO = "auto"  # each within its time, until the report's budget is spent
+    ALL = "all"  # every one, each within its time
+    NEVER = "never"  # none: every "certified" is the file's word
+
+    __repr__ = str.__repr__
+
+
+RECHECK_MODES = tuple(mode.value for mode in RecheckMode)
 SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 KEPT_LISTED = 200  # kept proofs listed one by one (the HTML report links each); the rest are counted
 NO_CERTIFICATE = "no certificate"  # the kind of a claim that came with none (left out of the account's lines)
@@ -68,13 +81,14 @@ class Recheck:
     ``budget`` seconds were spent in all), ``all`` (every one, each within ``check_timeout``, no total) or
     ``never`` (none: every "certified" is then the file's word)."""
 
-    mode: str = "auto"
+    mode: RecheckMode | str = RecheckMode.AUTO  # a word is accepted; a RecheckMode is kept
     budget: float = RECHECK_BUDGET
     check_timeout: float = CHECK_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.mode not in RECHECK_MODES:
             raise BadInput(f"recheck is one of {', '.join(RECHECK_MODES)}, not {self.mode!r}")
+        object.__setattr__(self, "mode", RecheckMode(self.mode))
         for name in ("budget", "check_timeout"):  # limits that cannot be lifted: None is no number of seconds
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
@@ -82,7 +96,9 @@ class Recheck:
             object.__setattr__(self, name, float(value))
 
     @classmethod
-    def of(cls, mode: str = "auto", budget: float | None = None, check_timeout: float | None = None) -> Recheck:
+    def of(
+        cls, mode: RecheckMode | str = RecheckMode.AUTO, budget: float | None = None, check_timeout: float | None = None
+    ) -> Recheck:
         """A ``Recheck`` from what a user gave (None: the default)."""
         return cls(
             mode,
@@ -180,7 +196,7 @@ class Certificates:
         path = self.found(named)
         if path is None:
             return word_fate(claimed, "the kept proof is missing", repr(named))
-        if self.recheck.mode == "never":
+        if self.recheck.mode == RecheckMode.NEVER:
             return word_fate(claimed, "not re-checked (--recheck never)", None, path)
         sha = record.get("proof_sha256")
         if sha is None or not SHA256.fullmatch(sha):
@@ -190,14 +206,14 @@ class Certificates:
         if key in self._verdicts:
             return self._verdicts[key]
         remaining = self.recheck.budget - self.spent
-        if self.recheck.mode == "auto" and remaining <= 0:
+        if self.recheck.mode == RecheckMode.AUTO and remaining <= 0:
             spent = (
                 f"not re-checked: the report's {self.recheck.budget:g} s for re-checking were spent (--recheck all "
                 "re-checks every kept proof; --recheck-budget sets the total)"
             )
             return word_fate(claimed, spent, None, path)  # not kept as the proof's verdict: nothing was learnt of it
         seconds = self.recheck.check_timeout
-        if self.recheck.mode == "auto":
+        if self.recheck.mode == RecheckMode.AUTO:
             seconds = min(seconds, remaining)
         start = time.monotonic()
         try:
@@ -259,7 +275,7 @@ class Certificates:
         if self.checked:
             proofs = f"{self.checked:,} kept proof" + ("s" if self.checked != 1 else "")
             lines.append(f"certificates: {proofs} re-checked now by the host's checker ({self.spent:.2f} s)")
-        elif self.recheck.mode == "never":
+        elif self.recheck.mode == RecheckMode.NEVER:
             lines.append("certificates: no kept proof was re-checked (--recheck never)")
         order = {status: index for index, status in enumerate(FATES)}
         for key in sorted(self.account, key=lambda k: (order[k[0]], not k[1], k[2])):
