@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, EXPORT_TIMEOUT, Limits, whole_number
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Solver, Variant, split_specs
+from nqueens_plugins.execution.answers import CountResult, Result
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import CountResult, Result
 from nqueens_plugins.execution.local import LocalExecutor, shared_executor
 from nqueens_plugins.execution.tasks import Task, check_countable, check_runnable
 from nqueens_plugins.formats import inputs
@@ -790,9 +791,6 @@ class ExportFailed(Exception):
     """A plugin's export failed: its fault, not the user's (exit status 1, not 2)."""
 
 
-PROOF_STATUSES = ("certified", "rejected", "over-budget", "unchecked")
-
-
 @dataclass(frozen=True)
 class ProofCheck:
     """What ``check_proof`` found, in the words of a run's certificate (``docs/certificates.md``).
@@ -805,7 +803,7 @@ class ProofCheck:
     the proof's size on disk, ``seconds`` the checking's own time.
     """
 
-    status: str
+    status: CertificateStatus
     reason: str | None
     lemmas: int
     bytes: int
@@ -815,7 +813,7 @@ class ProofCheck:
 
     @property
     def certified(self) -> bool:
-        return self.status == "certified"
+        return self.status == CertificateStatus.CERTIFIED
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -875,10 +873,10 @@ def check_proof(
     try:
         path = proof_file(given, limits.certificate_size)
     except TooLarge as exc:
-        return ProofCheck("over-budget", str(exc), 0, os.stat(given).st_size, 0.0, problem.label, given)
+        return ProofCheck(CertificateStatus.OVER_BUDGET, str(exc), 0, os.stat(given).st_size, 0.0, problem.label, given)
     certificate = check(path, problem, limits)
     return ProofCheck(
-        certificate.status if certificate.status in PROOF_STATUSES else "unchecked",
+        certificate.status,
         certificate.reason,
         certificate.lemmas,
         certificate.bytes,
@@ -1167,7 +1165,7 @@ def tune(
     from nqueens_plugins.core.space import parse_space
     from nqueens_plugins.results.resume_checks import check_fraction
     from nqueens_plugins.results.statistics import require_scipy
-    from nqueens_plugins.results.tuning import Budget
+    from nqueens_plugins.results.tuning import TuningBudget
     from nqueens_plugins.workflows.tune import TuneSetup, split_boards
     from nqueens_plugins.workflows.tune import tune as run_tune
 
@@ -1185,7 +1183,9 @@ def tune(
         check_runnable(chosen, problem)
     # no held-out test, no instance set aside: the race runs on every board
     race_boards, held_out, note = split_boards(problems) if test_runs else (tuple(problems), tuple(problems), None)
-    setup = TuneSetup(chosen.solver, parsed, race_boards, held_out, Budget(runs, seconds), goal, test_runs, limits)
+    setup = TuneSetup(
+        chosen.solver, parsed, race_boards, held_out, TuningBudget(runs, seconds), goal, test_runs, limits
+    )
     results = ResultsFile.of(out) if out is not None else None
     if results is not None:
         check_output(results.path, "a results file", reading=files_read(problems), flag="--out")

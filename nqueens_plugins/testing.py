@@ -59,7 +59,7 @@ from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
-from nqueens_plugins.execution.judge import CountResult, Result
+from nqueens_plugins.execution.answers import CountResult, Result
 from nqueens_plugins.execution.tasks import check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host

@@ -25,8 +25,8 @@ from nqueens_plugins import BadInput, Option, Outcome, Solver, Status, api
 from nqueens_plugins.core.solver import resolve_options
 from nqueens_plugins.core.space import Space, parse_space
 from nqueens_plugins.execution import processes
-from nqueens_plugins.results.racing import UNDECIDED, WRONG, friedman, run_cost
-from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, replay
+from nqueens_plugins.results.elimination import UNDECIDED, WRONG, friedman, run_cost
+from nqueens_plugins.results.tuning import RunCost, TuneOutcome, TuningBudget, iterated_race, replay
 from nqueens_plugins.workflows.tune import read_tune_header
 
 # R's own example for friedman.test (Hollander & Wolfe, RoundingTimes): chi-squared = 11.143, df = 2,
@@ -126,7 +126,7 @@ def test_a_space_that_cannot_be_tuned_is_refused_in_one_line(text: str, says: st
 @given(st.integers(0, 2**32 - 1))
 def test_every_sampled_configuration_is_a_spec_the_solver_labels_alike(seed: int) -> None:
     space = annealing_space("cooling=0.5..0.999, t0=0.01..10000:log, max_steps=100..5000, floor=0.01")
-    machine = iterated_race(space, Budget(runs=60), seed)
+    machine = iterated_race(space, TuningBudget(runs=60), seed)
     wanted = next(machine)
     solver = api.variant("simulated-annealing").solver
     for label, _ in wanted:
@@ -166,7 +166,7 @@ def synthetic(label: str, block: int) -> float:
     return (float(values["cooling"]) - 0.97) ** 2 * 100 + (np.log10(float(values["t0"])) - 2) ** 2 + noise
 
 
-def run_machine(space: Space, budget: Budget, seed: int) -> TuneOutcome:
+def run_machine(space: Space, budget: TuningBudget, seed: int) -> TuneOutcome:
     machine = iterated_race(space, budget, seed)
     wanted = next(machine)
     try:
@@ -178,7 +178,7 @@ def run_machine(space: Space, budget: Budget, seed: int) -> TuneOutcome:
 
 def test_the_race_keeps_to_its_budget_drops_the_bad_and_moves_towards_the_optimum() -> None:
     space = annealing_space("cooling=0.5..0.999,t0=1..10000:log")
-    outcome = run_machine(space, Budget(runs=400), seed=3)
+    outcome = run_machine(space, TuningBudget(runs=400), seed=3)
     assert outcome.runs <= 400 and len(outcome.iterations) >= 3
     assert sum(len(test.dropped) for it in outcome.iterations for test in it.tests) > 0
     first = outcome.iterations[0].entered
@@ -190,14 +190,14 @@ def test_the_race_keeps_to_its_budget_drops_the_bad_and_moves_towards_the_optimu
 
 def test_the_same_seed_and_costs_make_the_same_race_and_another_seed_another() -> None:
     space = annealing_space("cooling=0.5..0.999,t0=1..10000:log")
-    one, two = run_machine(space, Budget(runs=200), 7), run_machine(space, Budget(runs=200), 7)
+    one, two = run_machine(space, TuningBudget(runs=200), 7), run_machine(space, TuningBudget(runs=200), 7)
     assert one.best == two.best and [it.entered for it in one.iterations] == [it.entered for it in two.iterations]
-    assert run_machine(space, Budget(runs=200), 8).iterations[0].entered != one.iterations[0].entered
+    assert run_machine(space, TuningBudget(runs=200), 8).iterations[0].entered != one.iterations[0].entered
 
 
 def test_a_budget_of_seconds_counts_the_solvers_own_time() -> None:
     space = annealing_space("cooling=0.5..0.999,t0=1..10000:log")
-    outcome = run_machine(space, Budget(seconds=1.0), seed=1)  # every run "costs" 0.01 s
+    outcome = run_machine(space, TuningBudget(seconds=1.0), seed=1)  # every run "costs" 0.01 s
     # spent: at most the budget and the one block that crossed it; not less than the budget minus what one
     # more race to its first test would need (the rest cannot buy a test)
     assert 0.5 <= outcome.seconds <= 1.1 and outcome.seconds == pytest.approx(outcome.runs * 0.01)
@@ -373,7 +373,7 @@ def test_a_configuration_that_leaves_runs_undecided_is_not_chosen_over_one_that_
     """The goal is the decided rate first: ``fast`` is the quickest on every block but one, which it leaves
     undecided (as a too small ``max_steps`` does); ``steady`` decides every block a little slower. By mean
     rank alone ``fast`` would win (no test can drop either); the tune chooses ``steady``."""
-    from nqueens_plugins.results.racing import UNDECIDED
+    from nqueens_plugins.results.elimination import UNDECIDED
 
     space = annealing_space("cooling=0.5..0.999")
 
@@ -383,7 +383,7 @@ def test_a_configuration_that_leaves_runs_undecided_is_not_chosen_over_one_that_
             return UNDECIDED if block % 4 == 3 else 1.0 + cooling / 10
         return 2.0 + cooling / 10
 
-    machine = iterated_race(space, Budget(runs=40), 5)
+    machine = iterated_race(space, TuningBudget(runs=40), 5)
     wanted = next(machine)
     try:
         while True:

@@ -10,6 +10,7 @@ once, here: the CLI's flags and the API's defaults read these constants.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import math
 import operator
@@ -28,7 +29,6 @@ PREPARE_TIMEOUT = 120.0
 COMPARE_TIMEOUT = 10.0  # seconds per run of a comparison (nqueens compare, nq.compare)
 CROSS_CHECK_TIMEOUT = 10.0  # seconds per solve or count of a cross-check
 EXPORT_TIMEOUT = 60.0  # seconds a plugin may take to write an instance out
-CERTIFY_CHOICES = ("auto", "always", "never")  # Limits.certify: when a no-solution claim is certified
 CERTIFICATE_SIZE = 1 << 30  # bytes a certificate may take on disk before the log stops (over budget)
 CHECK_TIMEOUT = 60.0  # seconds the checker may take over one certificate
 CHECK_MEMORY = 4 << 30  # bytes of data the checker's process may allocate
@@ -37,6 +37,23 @@ MIN_MEMORY = 1 << 20  # a memory limit below 1 MiB would fail the worker's own f
 
 MEMORY_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20,
                 "g": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tib": 1 << 40}  # fmt: skip
+
+
+class CertifyMode(enum.StrEnum):
+    """When a complete solver that can prove its no-solution claims is asked to (``Limits.certify``).
+
+    A ``StrEnum``: a user passes the word (``certify="always"``), ``Limits`` keeps the member, and both compare
+    equal to the string; its ``repr`` is the string's, so a ``Limits`` reads as it did when the field was one.
+    """
+
+    AUTO = "auto"  # where nothing else settles the claim: not a plain board, no published answer
+    ALWAYS = "always"  # every instance the canonical CNF can be built for
+    NEVER = "never"
+
+    __repr__ = str.__repr__
+
+
+CERTIFY_CHOICES = tuple(mode.value for mode in CertifyMode)  # the words, for the CLI's --certify and messages
 
 
 def whole_number(value: object, what: str, minimum: int | None = None) -> int:
@@ -147,7 +164,7 @@ class Limits:
     memory: int | None = None
     max_iterations: int | None = None
     seed: int = 0
-    certify: str = "auto"
+    certify: CertifyMode | str = CertifyMode.AUTO  # a word is accepted; a CertifyMode is kept
     certificate_size: int = CERTIFICATE_SIZE
     check_timeout: float = CHECK_TIMEOUT
     check_memory: int = CHECK_MEMORY
@@ -164,8 +181,9 @@ class Limits:
         if self.max_iterations is not None:
             set_field(self, "max_iterations", whole_number(self.max_iterations, "max_iterations", minimum=1))
         set_field(self, "seed", whole_number(self.seed, "seed"))
-        if self.certify not in CERTIFY_CHOICES:
+        if type(self.certify) is not CertifyMode and self.certify not in CERTIFY_CHOICES:
             raise BadInput(f"certify is one of {', '.join(CERTIFY_CHOICES)}, not {self.certify!r}")
+        set_field(self, "certify", CertifyMode(self.certify))
         set_field(self, "certificate_size", parse_memory(self.certificate_size, "certificate_size"))
         if self.check_timeout is None:
             raise BadInput("check_timeout must be a positive number of seconds, not None")

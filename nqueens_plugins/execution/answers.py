@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem, Status, Trace
 from nqueens_plugins.formats.records import instance_fields
@@ -45,7 +46,9 @@ class Result:
     complete: bool | None = None  # the solver is complete (it can prove no solution exists); None: not recorded
     trace: Trace | None = None  # the steps, when traced (not part of the record)
     limits: Limits | None = None  # what the run was allowed (its record's ``timeout``); None: not known
-    certificate: str | None = None  # a no-solution claim's certificate: certified, rejected, over-budget, unchecked
+    certificate: CertificateStatus | None = (
+        None  # a no-solution claim's certificate: certified, rejected, over-budget, unchecked
+    )
     certificate_bytes: int | None = None  # the proof's size on disk
     certificate_seconds: float | None = None  # the checker's time (not part of ``seconds``)
     proof: str | None = None  # where its certificate was kept (``Limits.keep_proofs``), if it was
@@ -71,7 +74,7 @@ class Result:
     @property
     def certified(self) -> bool:
         """A no-solution claim whose certificate the host's checker accepted."""
-        return self.certificate == "certified" and self.status == Status.NO_SOLUTION
+        return self.certificate == CertificateStatus.CERTIFIED and self.status == Status.NO_SOLUTION
 
     @property
     def decided(self) -> bool:

@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.canonical_cnf import fits
-from nqueens_plugins.core.limits import Limits
+from nqueens_plugins.core.certificate_status import CertificateStatus
+from nqueens_plugins.core.limits import CertifyMode, Limits
 from nqueens_plugins.core.problem import Outcome, Problem, Status
 from nqueens_plugins.core.proof_log import ProofLog
 from nqueens_plugins.core.solver import Variant
@@ -45,9 +46,9 @@ def wanted(variant: Variant, problem: Problem, limits: Limits) -> bool:
     asked before every certified run, in the worker and in the service). ``auto`` asks where nothing else settles a no-solution claim:
     not on a plain board (2 and 3 are the only ones without a solution) and not on an instance with a
     published answer."""
-    if limits.certify == "never" or not variant.solver.can_certify(dict(variant.options)):
+    if limits.certify == CertifyMode.NEVER or not variant.solver.can_certify(dict(variant.options)):
         return False
-    if limits.certify == "auto":
+    if limits.certify == CertifyMode.AUTO:
         if problem.is_plain:
             return False
         from nqueens_plugins.formats.published import published_answer
@@ -102,21 +103,25 @@ def check_seconds(limits: Limits) -> float:
 
 
 def certificate(verdict: dict[str, Any] | str, size: int, seconds: float, limits: Limits) -> Certificate:
-    """What a checker's answer (or the one line saying why there is none) means for the certificate."""
+    """What a checker's answer (or the one line saying why there is none) means for the certificate.
+
+    The verdict is the answer's ``status`` field, one of ``CertificateStatus``'s words; an answer without one
+    (or with another word) is no verdict: unchecked, saying so. Nothing is read out of the reason's words."""
+    over_budget = CertificateStatus.OVER_BUDGET
     if verdict == "timeout":
-        return Certificate("over-budget", f"out of checking time ({limits.check_timeout:g} s)", size, 0, seconds)
+        return Certificate(over_budget, f"out of checking time ({limits.check_timeout:g} s)", size, 0, seconds)
     if verdict == "out of memory":
         return Certificate(
-            "over-budget", f"the checker ran out of memory ({limits.check_memory:,} bytes)", size, 0, seconds
+            over_budget, f"the checker ran out of memory ({limits.check_memory:,} bytes)", size, 0, seconds
         )
     if isinstance(verdict, str):
-        return Certificate("unchecked", verdict[:REASON_LIMIT], size, 0, seconds)
+        return Certificate(CertificateStatus.UNCHECKED, verdict[:REASON_LIMIT], size, 0, seconds)
     reason = verdict.get("reason")
-    status = "certified" if verdict.get("certified") is True else verdict.get("status") or "rejected"
-    if status not in ("certified", "rejected", "over-budget", "unchecked"):
-        status = "unchecked"
+    status = CertificateStatus.parse(verdict.get("status"))
+    if status is None:
+        status, reason = CertificateStatus.UNCHECKED, f"the checker answered without a verdict: {reason}"
     return Certificate(
-        str(status),
+        status,
         None if reason is None else str(reason)[:REASON_LIMIT],
         number(verdict.get("bytes")) or size,
         number(verdict.get("lemmas")),

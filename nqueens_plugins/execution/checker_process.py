@@ -28,6 +28,8 @@ import tempfile
 import time
 from typing import IO, Any
 
+from nqueens_plugins.core.certificate_status import CHECKER_VERDICTS, CertificateStatus
+
 __all__ = ["STARTUP_SECONDS", "CheckerProcess", "checker"]
 
 STARTUP_SECONDS = 30.0  # Python, numba and the kernels; compiling them the first time on a machine takes 10 s or more
@@ -106,7 +108,7 @@ class CheckerProcess:
                     return self.answered(self.failed(None, "sending the request"))
                 continue
             if self.process is not None and (
-                self.process.poll() is not None or said.get("status") not in ("certified", "rejected", "over-budget")
+                self.process.poll() is not None or CertificateStatus.parse(said.get("status")) not in CHECKER_VERDICTS
             ):
                 self.close()  # it said it cannot go on (out of memory, a failure): the next check starts a fresh one
             return self.answered(said)

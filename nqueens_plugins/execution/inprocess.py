@@ -13,8 +13,9 @@ from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import Budget, Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution import certificates
+from nqueens_plugins.execution.answers import CountResult, Result
 from nqueens_plugins.execution.calls import execute, execute_count
-from nqueens_plugins.execution.judge import CountResult, Result, judge, judge_count
+from nqueens_plugins.execution.judge import judge, judge_count
 from nqueens_plugins.execution.proof_checks import settle_here
 from nqueens_plugins.execution.tasks import Task, TaskKind, check_countable, check_runnable, start_trace
 

@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
 from nqueens_plugins.core.solver import Variant
@@ -75,9 +76,9 @@ def with_certificate(verdict: Verdict, certificate: Certificate) -> Verdict:
     it could not finish (over budget, or the checker failed) leaves the verdict as it was, and says so."""
     size = f"{certificate.lemmas:,} lemmas, {certificate.bytes:,} bytes, checked in {certificate.seconds:.2f} s"
     kept = f"; kept as {certificate.proof}" if certificate.proof else ""
-    if certificate.status == "certified":
+    if certificate.status == CertificateStatus.CERTIFIED:
         return Verdict(True, f"certified: its proof ({size}) refutes the instance{kept}")
-    if certificate.status == "rejected":
+    if certificate.status == CertificateStatus.REJECTED:
         return Verdict(False, f"its certificate is wrong: {certificate.reason}{kept}")
     note = f"certificate {certificate.status}: {certificate.reason}"
     return Verdict(verdict.verified, f"{verdict.reason}; {note}" if verdict.reason else note)

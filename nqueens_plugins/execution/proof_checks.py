@@ -40,6 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.execution import certificates
@@ -67,7 +68,7 @@ class Taken:
 
 def refused(reason: str, handoff: ProofHandoff) -> Certificate:
     """A proof that cannot be taken: the solver's certificate is not one (the run is judged invalid)."""
-    return Certificate("rejected", f"its proof was not taken: {reason}", handoff.bytes, handoff.lemmas)
+    return Certificate(CertificateStatus.REJECTED, f"its proof was not taken: {reason}", handoff.bytes, handoff.lemmas)
 
 
 def take(handoff: ProofHandoff, scratch: Path, into: Path, limits: Limits) -> Taken | Certificate:
@@ -75,7 +76,10 @@ def take(handoff: ProofHandoff, scratch: Path, into: Path, limits: Limits) -> Ta
     certificate that says why it was not taken (not a regular file in the run's own folder, over its size)."""
     if handoff.overflowed:
         return Certificate(
-            "over-budget", f"the proof grew past its {limits.certificate_size:,} bytes", handoff.bytes, handoff.lemmas
+            CertificateStatus.OVER_BUDGET,
+            f"the proof grew past its {limits.certificate_size:,} bytes",
+            handoff.bytes,
+            handoff.lemmas,
         )
     path = Path(handoff.path)
     if not path.is_absolute() or path.parent != scratch or path.name in ("", ".", ".."):
@@ -98,7 +102,9 @@ def take(handoff: ProofHandoff, scratch: Path, into: Path, limits: Limits) -> Ta
             return refused(f"it is {FILE_KINDS.get(stat.S_IFMT(status.st_mode), 'not a regular file')}", handoff)
         if status.st_size > limits.certificate_size:
             return Certificate(
-                "over-budget", f"the proof is larger than its {limits.certificate_size:,} bytes", status.st_size
+                CertificateStatus.OVER_BUDGET,
+                f"the proof is larger than its {limits.certificate_size:,} bytes",
+                status.st_size,
             )
         return copied(source, into, limits.certificate_size, handoff)
     finally:
@@ -118,7 +124,7 @@ def copied(source: int, into: Path, limit: int, handoff: ProofHandoff) -> Taken 
             if size > limit:
                 os.close(descriptor)
                 os.unlink(name)
-                return Certificate("over-budget", f"the proof is larger than its {limit:,} bytes", size)
+                return Certificate(CertificateStatus.OVER_BUDGET, f"the proof is larger than its {limit:,} bytes", size)
             digest.update(chunk)
             view = memoryview(chunk)
             while view:
@@ -126,7 +132,9 @@ def copied(source: int, into: Path, limit: int, handoff: ProofHandoff) -> Taken 
     except OSError as exc:
         os.close(descriptor)
         os.unlink(name)
-        return Certificate("unchecked", f"its proof could not be copied ({os.strerror(exc.errno or 0)})", size)
+        return Certificate(
+            CertificateStatus.UNCHECKED, f"its proof could not be copied ({os.strerror(exc.errno or 0)})", size
+        )
     os.close(descriptor)
     return Taken(Path(name), digest.hexdigest(), size)
 
@@ -147,7 +155,9 @@ def concluded(certificate: Certificate, taken: Taken, task: Task[Any], problem: 
     """The checker's certificate once the copy is fingerprinted again and, if asked, kept; the copy removed."""
     try:
         if fingerprint(taken.path) != taken.sha256:
-            return replace(certificate, status="unchecked", reason="its proof changed while it was checked")
+            return replace(
+                certificate, status=CertificateStatus.UNCHECKED, reason="its proof changed while it was checked"
+            )
         certificate = replace(certificate, proof_sha256=taken.sha256)
         if limits.keep_proofs is None:
             return certificate
@@ -250,7 +260,7 @@ class ProofChecks:
         if not certificates.claims_none(executed) or not wanted(task):
             return task, executed, wall
         if handoff is None:
-            executed.certificate = Certificate("unchecked", "no proof came back with the claim")
+            executed.certificate = Certificate(CertificateStatus.UNCHECKED, "no proof came back with the claim")
             return task, executed, wall
         taken = take(handoff, scratch, self.checkers.folder, task.limits)
         if isinstance(taken, Certificate):

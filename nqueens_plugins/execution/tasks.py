@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
@@ -148,7 +149,7 @@ class Certificate:
     the proof, ``seconds`` its check.
     """
 
-    status: str
+    status: CertificateStatus
     reason: str | None = None
     bytes: int = 0
     lemmas: int = 0

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.problem import Count, Outcome, Status, Trace
 from nqueens_plugins.execution.messages import Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.tasks import Certificate, Executed, Foreign, OpaquePart, ProofHandoff
@@ -52,7 +53,6 @@ MAX_TEXT = 1 << 30  # characters of one string (an export of a large formula); t
 MAX_NAME = 200  # characters of a foreign type's name kept
 SHORT_LIST = 64  # a list of numbers longer than this crosses as an array
 ARRAY_DTYPES = frozenset({"|i1", "|u1", "<i2", "<u2", "<i4", "<u4", "<i8", "<u8", "<f4", "<f8", "|b1"})
-CERTIFICATE_STATUSES = frozenset({"certified", "rejected", "over-budget", "unchecked"})
 INT64 = 1 << 63
 
 
@@ -326,10 +326,11 @@ def _certificate(value: Any) -> Certificate | None:
     if value is None:
         return None
     names = {"status", "reason", "bytes", "lemmas", "seconds", "proof", "proof_sha256"}
-    if not isinstance(value, dict) or set(value) != names or value["status"] not in CERTIFICATE_STATUSES:
+    status = CertificateStatus.parse(value["status"]) if isinstance(value, dict) and set(value) == names else None
+    if status is None:
         raise WireError("a certificate without exactly its fields")
     return Certificate(
-        value["status"],
+        status,
         _text(value["reason"], "a certificate's reason"),
         _count(value["bytes"], "a certificate's bytes"),
         _count(value["lemmas"], "a certificate's lemmas"),

@@ -32,10 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
+from nqueens_plugins.core.problem import Status
 
 __all__ = ["RUNSTATUS", "Scenario", "write_scenario"]
 
-RUNSTATUS = {"timed-out": "timeout", "error": "crash", "invalid": "crash"}  # else "ok" if decided, "other"
+# A run's status, as ASlib says it: else "ok" if decided, "other".
+RUNSTATUS: dict[str, str] = {Status.TIMED_OUT: "timeout", Status.ERROR: "crash", Status.INVALID: "crash"}
 
 
 class Scenario:
@@ -53,7 +55,7 @@ class Scenario:
         if solver.startswith("race("):
             return
         key = (int(record["n"]), instance)
-        decided = record.get("verified") is True and record["status"] in ("solved", "no-solution")
+        decided = record.get("verified") is True and record["status"] in (Status.SOLVED, Status.NO_SOLUTION)
         status = "ok" if decided else RUNSTATUS.get(str(record["status"]), "other")
         self.runs[key][solver].append((int(record["trial"]) + 1, float(record["seconds"]), status))
         self.boards.setdefault(key, (int(record["n"]), record.get("fixed") or {}, record.get("blocked") or []))

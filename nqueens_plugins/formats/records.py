@@ -48,6 +48,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.verify import board_error
@@ -166,7 +167,7 @@ MAX_WARNINGS = 100  # warnings about lines kept; the rest are counted in one lin
 LARGEST_NUMBER = int(sys.float_info.max)  # an int past this cannot become a float (statistics use floats)
 STATUSES = frozenset(status.value for status in Status)
 # What became of a run's certificate (``execution.tasks.Certificate``); null: the run wrote none.
-CERTIFICATE_STATUSES = frozenset({"certified", "rejected", "over-budget", "unchecked"})
+CERTIFICATE_STATUSES = frozenset(status.value for status in CertificateStatus)
 BRACKETS = b"[]{}"
 NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in BRACKETS)
 DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # open +1, close -1 (as int8)
@@ -679,7 +680,7 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
         return "race"
     if "tune" in record and not tune_ok(get("tune")):
         return "tune"
-    if status != "solved" and get("verified") is True and not drawn_board_ok(get("queens"), n):
+    if status != Status.SOLVED and get("verified") is True and not drawn_board_ok(get("queens"), n):
         return "board"
     return None
 
@@ -740,7 +741,7 @@ def board_problem(record: Mapping[str, Any]) -> str | None:
     """Why a record that claims a verified solution is wrong, or None (also when it keeps no queens).
     The record has passed ``run_problem``: its fields have their types."""
     queens = record.get("queens")
-    if record["status"] != "solved" or record.get("verified") is not True or queens is None:
+    if record["status"] != Status.SOLVED or record.get("verified") is not True or queens is None:
         return None
     n, fixed, blocked = record["n"], record.get("fixed"), record.get("blocked")
     fixed_items = tuple(fixed.items()) if fixed else ()
@@ -842,7 +843,7 @@ class ResultsWriter:
             loaded = Loaded()
             for record in scan_records(path, loaded):
                 # A refusal is no run: once the solver takes the board (its library installed), it runs.
-                (self.refused if record["status"] == "refused" else self.done).add(run_key(record))
+                (self.refused if record["status"] == Status.REFUSED else self.done).add(run_key(record))
             self.headers = loaded.headers
             self.warnings = loaded.warnings
             difference = grid_difference(loaded.headers, self.done, grid)

@@ -12,7 +12,9 @@ line of standard output. Then, for each line of standard input, a JSON request
 (the instance, the proof's path and the certificate's limits), it rebuilds the
 canonical CNF from the instance itself, checks the proof under the request's
 memory and time, and writes one JSON line: ``status`` (``certified``,
-``rejected``, ``over-budget`` or ``unchecked``), ``reason``, ``lemmas``,
+``rejected``, ``over-budget`` or ``unchecked``: the checker's verdict as it
+decided it, a ``CertificateStatus``, never guessed from the reason's words),
+``reason``, ``lemmas``,
 ``bytes``, ``seconds`` (the checking's own time: reading the proof and checking
 it). A formula the request's memory cannot hold (``over_memory``: its size,
 counted without building it, against what is left under the limit) is over
@@ -33,21 +35,15 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from nqueens_plugins.core.canonical_cnf import FormulaSize, canonical_cnf, formula_size
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.limits import CHECK_MEMORY
 from nqueens_plugins.core.problem import Problem
 
-if TYPE_CHECKING:
-    from nqueens_plugins.proofs import CheckReport
-
 MAX_REQUEST_BYTES = 1 << 24  # a request names an instance, not its proof: far smaller than this
 PARENT_POLL_SECONDS = 0.25
-
-# Words of a reason that mean the checker ran out of what it was given (time, memory, size), not that the
-# proof is wrong: "out of checking time", "out of memory", "over the 1,073,741,824-byte limit", "max_literals".
-OVER_BUDGET_WORDS = ("out of checking time", "out of memory", "-byte limit", "max_literals", "literals, over the")
 
 
 def limit_memory(size: int) -> None:
@@ -130,19 +126,12 @@ def problem_of(request: dict[str, Any]) -> Problem:
     return Problem(n, fixed=fixed, blocked=blocked)
 
 
-def status_of(report: CheckReport) -> str:
-    if report.certified:
-        return "certified"
-    reason = report.reason or ""
-    return "over-budget" if any(words in reason for words in OVER_BUDGET_WORDS) else "rejected"
-
-
 def answer_to(line: bytes) -> tuple[dict[str, Any], bool]:
     """The answer to one request line, and whether this process is still fit to answer another."""
     try:
         request = json.loads(line)
         limit_memory(int(request["memory"]))
-        from nqueens_plugins.proofs import check_proof
+        from nqueens_plugins.proofs.checker import check_proof
 
         problem = problem_of(request)
         size = formula_size(problem)
@@ -154,13 +143,12 @@ def answer_to(line: bytes) -> tuple[dict[str, Any], bool]:
                 too_large = str(exc)
         if too_large is not None:
             nothing = {"lemmas": 0, "bytes": 0, "seconds": 0.0}  # nothing read: the proof's size is the caller's
-            return {"status": "over-budget", "certified": False, "reason": too_large, **nothing}, True
+            return {"status": CertificateStatus.OVER_BUDGET, "reason": too_large, **nothing}, True
         report = check_proof(
             formula, Path(request["proof"]), max_bytes=int(request["max_bytes"]), seconds=float(request["seconds"])
         )
         answer = {
-            "status": status_of(report),
-            "certified": report.certified,
+            "status": report.status,
             "reason": report.reason,
             "lemmas": report.lemmas,
             "bytes": report.bytes,
@@ -170,10 +158,11 @@ def answer_to(line: bytes) -> tuple[dict[str, Any], bool]:
         # process's heap may be left fragmented near the limit: a fresh one answers the next request.
         return answer, "out of memory" not in (report.reason or "")
     except MemoryError:
-        return {"status": "over-budget", "certified": False, "reason": "the checker ran out of memory"}, False
+        reason = "the checker ran out of memory"
+        return {"status": CertificateStatus.OVER_BUDGET, "reason": reason}, False
     except Exception as exc:  # noqa: BLE001 - one line back, whatever went wrong
         reason = f"the checker failed: {type(exc).__name__}: {exc}"
-        return {"status": "unchecked", "certified": False, "reason": reason}, False
+        return {"status": CertificateStatus.UNCHECKED, "reason": reason}, False
 
 
 def write(out: IO[str], answer: dict[str, Any]) -> None:
@@ -184,7 +173,8 @@ def write(out: IO[str], answer: dict[str, Any]) -> None:
 def main() -> None:
     leave_with_parent(os.getppid())
     limit_memory(int(sys.argv[1]) if len(sys.argv) > 1 else CHECK_MEMORY)
-    from nqueens_plugins.proofs.checker import JIT, warm_up
+    from nqueens_plugins.proofs.checker import warm_up
+    from nqueens_plugins.proofs.jit import JIT
 
     warm_up()  # numba's kernels loaded (or compiled) now, before any request's clock
     out = sys.stdout

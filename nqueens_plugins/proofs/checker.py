@@ -18,7 +18,10 @@ gzip-compressed, and a proof brought from elsewhere may come in any of the
 three. ``max_bytes`` bounds the bytes that come *out*, so a small file that
 unpacks to gigabytes is over budget after ``max_bytes``, never a hang or an
 exhausted memory. Whatever the file holds, the answer is a ``CheckReport``: bad
-input is one line in ``reason``, never an exception and never a hang.
+input is one line in ``reason``, never an exception and never a hang. Its
+``status`` is the verdict, decided where the check stopped (``_Refused`` for a
+proof that is wrong, ``_OverBudget`` for one whose check ran out of what it was
+given), never read back out of the reason's words.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from nqueens_plugins.core.canonical_cnf import CanonicalCnf, canonical_cnf
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.proofs import kernels as k
 from nqueens_plugins.proofs.jit import JIT
@@ -64,18 +68,32 @@ _STREAM_ERRORS = (EOFError, OSError, zlib.error, lzma.LZMAError)  # a cut (EOFEr
 
 @dataclass(frozen=True)
 class CheckReport:
-    """What checking a proof found: ``certified``, else ``reason`` in one line; the proof's size and the time taken."""
+    """What checking a proof found: ``status`` (certified, rejected or over-budget), and unless certified the
+    ``reason`` in one line; the proof's size and the time taken."""
 
-    certified: bool
+    status: CertificateStatus
     reason: str | None
     lemmas: int
     deletions: int
     bytes: int
     seconds: float
 
+    @property
+    def certified(self) -> bool:
+        return self.status == CertificateStatus.CERTIFIED
+
 
 class _Refused(Exception):
-    """Internal: checking stops with this one-line reason."""
+    """Internal: checking stops with this one-line reason: the proof does not refute the formula (rejected)."""
+
+    status = CertificateStatus.REJECTED
+
+
+class _OverBudget(_Refused):
+    """Internal: checking stops because it ran out of what it was given (size, literals, time): over budget,
+    which says nothing of the proof either way."""
+
+    status = CertificateStatus.OVER_BUDGET
 
 
 class _Database:
@@ -207,7 +225,7 @@ class _Checker:
         ops.kinds[:] = k.FORMULA
         ops.count = len(lengths)
         if len(values) > self.max_literals:
-            raise _Refused(f"the formula alone has {len(values):,} literals, over the {self.max_literals:,} limit")
+            raise _OverBudget(f"the formula alone has {len(values):,} literals, over the {self.max_literals:,} limit")
         self.apply(ops)
 
     @property
@@ -243,7 +261,7 @@ class _Checker:
                 return True
             if status == k.NOT_IMPLIED:
                 raise _Refused(f"{self.name(ops, index)} is not implied: {self.shown(ops, index)}")
-            raise _Refused(
+            raise _OverBudget(
                 f"{self.name(ops, index)} would store more than {self.max_literals:,} literals (max_literals)"
             )
 
@@ -253,7 +271,7 @@ class _Checker:
 
     def check_clock(self, lemmas_done: int) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
-            raise _Refused(f"out of checking time after lemma {lemmas_done:,} of the proof")
+            raise _OverBudget(f"out of checking time after lemma {lemmas_done:,} of the proof")
 
     def name(self, ops: _Ops, index: int) -> str:
         where = f"byte {int(ops.where[index]):,}" if self.binary else f"line {int(ops.where[index]):,}"
@@ -297,24 +315,26 @@ def check_proof(
     checker = _Checker(formula, deadline, max_literals)
     size = 0
 
-    def report(certified: bool, reason: str | None) -> CheckReport:
-        return CheckReport(certified, reason, checker.lemmas, checker.deletions, size, time.perf_counter() - started)
+    def report(status: CertificateStatus, reason: str | None = None) -> CheckReport:
+        return CheckReport(status, reason, checker.lemmas, checker.deletions, size, time.perf_counter() - started)
 
     try:
         size = _regular_size(Path(proof))
         if size > max_bytes:
-            return report(False, f"the proof is {size:,} bytes, over the {max_bytes:,}-byte limit")
+            return report(
+                CertificateStatus.OVER_BUDGET, f"the proof is {size:,} bytes, over the {max_bytes:,}-byte limit"
+            )
         checker.check_clock(0)
         checker.load_formula()
         if checker.refuted:  # the formula has no model by unit propagation alone: nothing to read
-            return report(True, None)
+            return report(CertificateStatus.CERTIFIED)
         if _read_and_check(checker, Path(proof), max_bytes):
-            return report(True, None)
-        return report(False, checker.never_refuted())
+            return report(CertificateStatus.CERTIFIED)
+        return report(CertificateStatus.REJECTED, checker.never_refuted())
     except _Refused as refused:
-        return report(False, str(refused))
+        return report(refused.status, str(refused))
     except MemoryError:
-        return report(False, "out of memory while checking the proof")
+        return report(CertificateStatus.OVER_BUDGET, "out of memory while checking the proof")
 
 
 @functools.cache
@@ -471,7 +491,7 @@ def _read_and_check(checker: _Checker, path: Path, max_bytes: int) -> bool:
             read += len(chunk)
             if read > max_bytes:
                 unpacked = "" if source.kind is None else " (unpacked)"
-                raise _Refused(f"the proof{unpacked} grew past the {max_bytes:,}-byte limit while it was read")
+                raise _OverBudget(f"the proof{unpacked} grew past the {max_bytes:,}-byte limit while it was read")
             if first:
                 checker.binary = bool(chunk.translate(None, _TEXT_BYTES))  # a byte no text proof holds
                 first = False

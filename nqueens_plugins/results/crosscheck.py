@@ -19,7 +19,7 @@ from typing import Any
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
-from nqueens_plugins.execution.judge import Result
+from nqueens_plugins.execution.answers import Result
 from nqueens_plugins.formats.published import read_results
 
 SKIPPED = "skipped"  # a Check's answer where the solver refused the size before any run

@@ -7,7 +7,7 @@ samples as independent. The held-out runs are paired, though (each block runs
 both on the same board with the same seed), so the Wilcoxon signed-rank test on
 the blocks' cost differences is given beside it: the test irace itself uses to
 compare two configurations, and the stronger of the two when runs are paired.
-Costs are the race's (``racing.run_cost``): a decided run by its seconds or
+Costs are the race's (``elimination.run_cost``): a decided run by its seconds or
 iterations, below an undecided one, below a rejected one.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from nqueens_plugins.results.racing import PAR_FACTOR, SIGNIFICANCE, decided, run_cost
+from nqueens_plugins.results.elimination import PAR_FACTOR, SIGNIFICANCE, decided, run_cost
 from nqueens_plugins.results.statistics import BaselineComparison, Runs, compare_to_baseline, ert
 
 

@@ -1,7 +1,9 @@
 """Results layer, parent side: what a race found (``RaceResult``): the winner's verified result and each member's end.
 
 A race is run by ``workflows/race.py``; this is only what it found, so that the views
-can show it without importing the workflow that drives the executor.
+can show it without importing the workflow that drives the executor. "Race" in the code
+names this portfolio race alone, as ``nq.race`` and ``nqueens race`` do; how a tune's
+races drop configurations is ``results/elimination.py``.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ checker, as the host did when the run was made.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import io
 import math
@@ -41,21 +42,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import CHECK_TIMEOUT, RECHECK_BUDGET, Limits
-from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.formats.reading import CHUNK, READ_ERRORS, open_regular, size_text, unpacked
 from nqueens_plugins.formats.records import instance_label, run_key
 
-# What became of a no-solution claim's certificate (``Fate.status``).
-CERTIFIED = "certified"  # checked now (or by the host, for records made in this process): it refutes the instance
+# What became of a no-solution claim's certificate (``Fate.status``): a certificate's own words, and one more.
+CERTIFIED = CertificateStatus.CERTIFIED  # checked now (or by the host, for records made here): it refutes the instance
 FILES_WORD = "file's word"  # the file says certified; nothing checked it now
-REJECTED = "rejected"  # the proof does not refute the instance (checked now, or so the file itself says)
-OVER_BUDGET = "over-budget"  # its check could not finish within its limits
-UNCHECKED = "unchecked"  # no certificate, or the checker failed
+REJECTED = CertificateStatus.REJECTED  # the proof does not refute the instance (checked now, or so the file says)
+OVER_BUDGET = CertificateStatus.OVER_BUDGET  # its check could not finish within its limits
+UNCHECKED = CertificateStatus.UNCHECKED  # no certificate, or the checker failed
 FATES = (CERTIFIED, FILES_WORD, REJECTED, OVER_BUDGET, UNCHECKED)
 
-RECHECK_MODES = ("auto", "all", "never")
+
+class RecheckMode(enum.StrEnum):
+    """How a report re-checks kept proofs (``Recheck.mode``, ``--recheck``): a word is accepted, a member kept;
+    its ``repr`` is the word's, as when the field was a string."""
+
+    AUTO = "auto"  # each within its time, until the report's budget is spent
+    ALL = "all"  # every one, each within its time
+    NEVER = "never"  # none: every "certified" is the file's word
+
+    __repr__ = str.__repr__
+
+
+RECHECK_MODES = tuple(mode.value for mode in RecheckMode)
 SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 KEPT_LISTED = 200  # kept proofs listed one by one (the HTML report links each); the rest are counted
 NO_CERTIFICATE = "no certificate"  # the kind of a claim that came with none (left out of the account's lines)
@@ -67,13 +81,14 @@ class Recheck:
     ``budget`` seconds were spent in all), ``all`` (every one, each within ``check_timeout``, no total) or
     ``never`` (none: every "certified" is then the file's word)."""
 
-    mode: str = "auto"
+    mode: RecheckMode | str = RecheckMode.AUTO  # a word is accepted; a RecheckMode is kept
     budget: float = RECHECK_BUDGET
     check_timeout: float = CHECK_TIMEOUT
 
     def __post_init__(self) -> None:
         if self.mode not in RECHECK_MODES:
             raise BadInput(f"recheck is one of {', '.join(RECHECK_MODES)}, not {self.mode!r}")
+        object.__setattr__(self, "mode", RecheckMode(self.mode))
         for name in ("budget", "check_timeout"):  # limits that cannot be lifted: None is no number of seconds
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
@@ -81,7 +96,9 @@ class Recheck:
             object.__setattr__(self, name, float(value))
 
     @classmethod
-    def of(cls, mode: str = "auto", budget: float | None = None, check_timeout: float | None = None) -> Recheck:
+    def of(
+        cls, mode: RecheckMode | str = RecheckMode.AUTO, budget: float | None = None, check_timeout: float | None = None
+    ) -> Recheck:
         """A ``Recheck`` from what a user gave (None: the default)."""
         return cls(
             mode,
@@ -145,12 +162,12 @@ class Certificates:
     def settle(self, record: Mapping[str, Any]) -> Fate | None:
         """The fate of a no-solution claim's certificate (None for a record that is no such claim)."""
         status, claimed = record.get("status"), record.get("certificate")
-        if status not in ("no-solution", "invalid"):
+        if status not in (Status.NO_SOLUTION, Status.INVALID):
             return None
         if self.made_here and run_key(record) in self.made_here:
             made = host_fate(record)
             return None if made is None else self.counted(made)
-        if status == "invalid":  # already invalid; said of its certificate, when the host rejected the proof
+        if status == Status.INVALID:  # already invalid; said of its certificate, when the host rejected the proof
             return (
                 self.counted(Fate(REJECTED, False, "rejected when the run was made")) if claimed == REJECTED else None
             )
@@ -179,7 +196,7 @@ class Certificates:
         path = self.found(named)
         if path is None:
             return word_fate(claimed, "the kept proof is missing", repr(named))
-        if self.recheck.mode == "never":
+        if self.recheck.mode == RecheckMode.NEVER:
             return word_fate(claimed, "not re-checked (--recheck never)", None, path)
         sha = record.get("proof_sha256")
         if sha is None or not SHA256.fullmatch(sha):
@@ -189,14 +206,14 @@ class Certificates:
         if key in self._verdicts:
             return self._verdicts[key]
         remaining = self.recheck.budget - self.spent
-        if self.recheck.mode == "auto" and remaining <= 0:
+        if self.recheck.mode == RecheckMode.AUTO and remaining <= 0:
             spent = (
                 f"not re-checked: the report's {self.recheck.budget:g} s for re-checking were spent (--recheck all "
                 "re-checks every kept proof; --recheck-budget sets the total)"
             )
             return word_fate(claimed, spent, None, path)  # not kept as the proof's verdict: nothing was learnt of it
         seconds = self.recheck.check_timeout
-        if self.recheck.mode == "auto":
+        if self.recheck.mode == RecheckMode.AUTO:
             seconds = min(seconds, remaining)
         start = time.monotonic()
         try:
@@ -258,7 +275,7 @@ class Certificates:
         if self.checked:
             proofs = f"{self.checked:,} kept proof" + ("s" if self.checked != 1 else "")
             lines.append(f"certificates: {proofs} re-checked now by the host's checker ({self.spent:.2f} s)")
-        elif self.recheck.mode == "never":
+        elif self.recheck.mode == RecheckMode.NEVER:
             lines.append("certificates: no kept proof was re-checked (--recheck never)")
         order = {status: index for index, status in enumerate(FATES)}
         for key in sorted(self.account, key=lambda k: (order[k[0]], not k[1], k[2])):
@@ -299,9 +316,9 @@ def host_fate(record: Mapping[str, Any]) -> Fate | None:
     """The fate of a record the host made in this process: its certificate as the host's checker found it
     (None for a record that is no no-solution claim, nor one the host found invalid for its proof)."""
     claimed = record.get("certificate")
-    if record.get("status") == "invalid" and claimed == REJECTED:
+    if record.get("status") == Status.INVALID and claimed == REJECTED:
         return Fate(REJECTED, True, "rejected by the host when the run was made")
-    if record.get("status") != "no-solution":
+    if record.get("status") != Status.NO_SOLUTION:
         return None
     if claimed == CERTIFIED and record.get("verified") is True:
         return Fate(CERTIFIED, True, "checked by the host when the run was made")

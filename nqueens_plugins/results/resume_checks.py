@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.results.racing import decided
+from nqueens_plugins.core.problem import Status
+from nqueens_plugins.results.elimination import decided
 
 DEFAULT_FRACTION = 0.1  # a tenth of what a resume keeps is made again: a forged line among ten is caught 1 time in 10
 # a seeded built-in solver makes the same run again step by step; any other solver's numbers, and every
@@ -100,8 +101,8 @@ def run_mismatch(
     """
     status, fresh = kept.get("status"), again.get("status")
     if status != fresh:
-        undecided = {status, fresh} & {"timed-out"}
-        other = again if status == "timed-out" else kept
+        undecided = {status, fresh} & {Status.TIMED_OUT}
+        other = again if status == Status.TIMED_OUT else kept
         near_limit = timeout is not None and float(other.get("seconds") or 0.0) * NOISE_FACTOR >= timeout
         if not (undecided and near_limit):
             return f"status {status}, made again: {fresh}"

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import matching_spec
 from nqueens_plugins.core.verify import instance_contradiction
 from nqueens_plugins.formats.published import published_answer
@@ -177,7 +177,7 @@ class Group:
     def add(self, record: Mapping[str, Any], fate: Fate | None = None) -> None:
         """Count one run. ``fate``: what became of its certificate, settled by the report (``recheck.py``) for a
         record read from a file; None for a record this process made, whose verdict is the host's own."""
-        if record["status"] == "refused":  # a fact of the comparison, not a run
+        if record["status"] == Status.REFUSED:  # a fact of the comparison, not a run
             self.refused = str(record.get("reason") or "refused")
             self.source = self.source or record.get("source")
             return
@@ -186,15 +186,15 @@ class Group:
             self.source = record.get("source")
             self.board = (record["n"], record.get("fixed") or {}, record.get("blocked") or [])
         status, verified = record["status"], record.get("verified")
-        if status == "solved" and verified is True:
+        if status == Status.SOLVED and verified is True:
             answer = SOLVED
-        elif status == "no-solution":
+        elif status == Status.NO_SOLUTION:
             answer = self.claim(record, fate)
         else:
             answer = 0
-            if status == "invalid":
+            if status == Status.INVALID:
                 self.tally(fate if fate is not None else host_fate(record))
-        counted = status not in ("error", "invalid")
+        counted = status not in (Status.ERROR, Status.INVALID)
         self.store(float(record["seconds"]), float(record.get("iterations") or 0), answer, counted)
         kind = (answer, counted)
         self.kinds[kind] += 1

@@ -21,7 +21,7 @@ The scheme is irace's (López-Ibáñez et al. 2016, section 3):
   moved towards the parent's value by ``(j - 1) / N_iter``.
 * A race runs its configurations block after block (every configuration on the
   same instance and seed) and drops the worse ones by the Friedman test
-  (``racing.py``) from the fifth block on, until ``2 + log2(d)`` survive or its
+  (``elimination.py``) from the fifth block on, until ``2 + log2(d)`` survive or its
   budget is spent. Elites keep their costs (a block is never run twice for one
   configuration) and are not dropped before the new configurations have seen
   the blocks they have.
@@ -46,7 +46,7 @@ import numpy as np
 
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.space import Parameter, Space
-from nqueens_plugins.results.racing import (
+from nqueens_plugins.results.elimination import (
     EACH_TEST,
     FIRST_TEST,
     GOALS,
@@ -62,15 +62,16 @@ Run = tuple[str, int]  # a configuration's label, a block number
 
 @dataclass(frozen=True)
 class RunCost:
-    """What the race needs of a run: where it stands in its block (``racing.run_cost``) and its seconds."""
+    """What the race needs of a run: where it stands in its block (``elimination.run_cost``) and its seconds."""
 
     cost: float
     seconds: float
 
 
 @dataclass(frozen=True)
-class Budget:
-    """How much a tune may spend: runs, or the solver's own seconds summed over runs (irace's maxTime)."""
+class TuningBudget:
+    """How much a tune may spend: runs, or the solver's own seconds summed over runs (irace's maxTime). Not
+    ``core.problem.Budget``, which is what one solver call may spend."""
 
     runs: int | None = None
     seconds: float | None = None
@@ -111,7 +112,7 @@ class TuneOutcome:
 class Ledger:
     """The costs known so far and what has been spent; the budget's arithmetic in one place."""
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: TuningBudget) -> None:
         self.budget = budget
         self.costs: dict[Run, RunCost] = {}
         self.runs = 0
@@ -159,7 +160,7 @@ def smallest_budget() -> int:
 
 
 def iterated_race(
-    space: Space, budget: Budget, seed: int, log: list[Iteration] | None = None
+    space: Space, budget: TuningBudget, seed: int, log: list[Iteration] | None = None
 ) -> Generator[list[Run], Mapping[Run, RunCost], TuneOutcome]:
     """Race ``space`` within ``budget`` (module docstring); ``smallest_budget`` is checked before. ``log``
     hears each race as it starts and sees it fill in (a replay that stops short shows the race so far)."""
@@ -348,7 +349,7 @@ class Replay:
 
     space: Space
     goal: str
-    budget: Budget
+    budget: TuningBudget
     iterations: list[Iteration]
     outcome: TuneOutcome | None  # None: the file ends before the tune did (killed, or still running)
     test_records: list[dict[str, Any]]
@@ -369,7 +370,7 @@ def replay(grid: Mapping[str, Any], records: Iterable[Mapping[str, Any]]) -> Rep
         raise BadInput("the tune header has no goal, budget or boards")
     if type(seed) is not int:
         raise BadInput("the tune header has no seed")
-    budget = Budget(positive(budget_seen.get("runs"), int), positive(budget_seen.get("seconds"), float))
+    budget = TuningBudget(positive(budget_seen.get("runs"), int), positive(budget_seen.get("seconds"), float))
     if budget.runs is None and budget.seconds is None:
         raise BadInput("the tune header has no budget")
     race_runs: dict[tuple[str, str, int], Mapping[str, Any]] = {}

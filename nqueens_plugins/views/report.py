@@ -29,7 +29,7 @@ from nqueens_plugins.core.problem import Status
 from nqueens_plugins.views.escaping import csv_text, for_csv, for_markdown, for_terminal, strict_json
 
 if TYPE_CHECKING:  # types only: listing plugins need not import the service, the records or the statistics
-    from nqueens_plugins.execution.judge import CountResult, Result
+    from nqueens_plugins.execution.answers import CountResult, Result
     from nqueens_plugins.loading.registry import Registry
     from nqueens_plugins.results.crosscheck import Check, InstanceCheck
     from nqueens_plugins.results.portfolio import Portfolio, PortfolioRow

@@ -13,9 +13,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from nqueens_plugins.results.elimination import FIRST_TEST, SIGNIFICANCE
 from nqueens_plugins.results.held_out import HeldOut
-from nqueens_plugins.results.racing import FIRST_TEST, SIGNIFICANCE
-from nqueens_plugins.results.tuning import Budget, Iteration, TuneOutcome
+from nqueens_plugins.results.tuning import Iteration, TuneOutcome, TuningBudget
 from nqueens_plugins.views.escaping import for_markdown, for_terminal, strict_json
 
 GOAL_NAMES = {"par10": "PAR-10", "ert": "ERT", "ert-iterations": "ERT (iterations)"}
@@ -27,7 +27,7 @@ class TuneShown:
 
     solver: str
     goal: str
-    budget: Budget
+    budget: TuningBudget
     iterations: list[Iteration]
     outcome: TuneOutcome | None  # None: the file ends before the tune did
     held_out: HeldOut | None
@@ -49,7 +49,7 @@ def render_tune(shown: TuneShown, fmt: str) -> str:
     return "\n".join(lines)
 
 
-def budget_text(budget: Budget) -> str:
+def budget_text(budget: TuningBudget) -> str:
     if budget.runs is not None:
         return f"a {budget.runs:,}-run budget"
     return f"a budget of {budget.seconds:g} s of the solver's time"

@@ -27,8 +27,9 @@ from typing import Any
 from nqueens_plugins.core.errors import RejectedFile
 from nqueens_plugins.core.problem import Count, Problem, Status
 from nqueens_plugins.core.verify import known_count
+from nqueens_plugins.execution.answers import CountResult
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import CountResult, judge_count
+from nqueens_plugins.execution.judge import judge_count
 from nqueens_plugins.execution.tasks import Executed, Task
 from nqueens_plugins.formats.count_pieces import PiecesFile
 from nqueens_plugins.results.resume_checks import DEFAULT_FRACTION, draw_sample

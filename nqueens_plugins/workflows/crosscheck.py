@@ -15,8 +15,8 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import CROSS_CHECK_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.answers import Result
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.local import given_or_local
 from nqueens_plugins.execution.tasks import Task, TaskKind, check_runnable
 from nqueens_plugins.formats.inputs import make_problem

@@ -19,8 +19,9 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import COMPARE_TIMEOUT, Limits
 from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.answers import Result
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import Result, refusal
+from nqueens_plugins.execution.judge import refusal
 from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
 from nqueens_plugins.formats.records import ResultsFile, ResultsWriter, run_record

@@ -30,11 +30,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from nqueens_plugins.core.errors import BadInput
-from nqueens_plugins.core.limits import Limits
-from nqueens_plugins.core.problem import Problem
+from nqueens_plugins.core.limits import CertifyMode, Limits
+from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.answers import Result
 from nqueens_plugins.execution.executor import Executor
-from nqueens_plugins.execution.judge import Result
 from nqueens_plugins.execution.local import LocalExecutor
 from nqueens_plugins.execution.tasks import Task, check_runnable
 from nqueens_plugins.formats.published import published_answer
@@ -134,12 +134,14 @@ def prepare(workers: Executor, members: Sequence[Variant], limits: Limits) -> No
     tasks = []
     for member in members:
         certifies = (
-            limits.certify != "never" and member.solver.complete and member.solver.can_certify(dict(member.options))
+            limits.certify != CertifyMode.NEVER
+            and member.solver.complete
+            and member.solver.can_certify(dict(member.options))
         )
         board = Problem(3 if certifies else 4)
         with contextlib.suppress(BadInput):
             check_runnable(member, board)
-            certify = "always" if certifies else "never"
+            certify = CertifyMode.ALWAYS if certifies else CertifyMode.NEVER
             timeout = min(limits.timeout or PREPARE_BOARD_TIMEOUT, PREPARE_BOARD_TIMEOUT)
             tasks.append(Task.solve(member, board, replace(limits, certify=certify, timeout=timeout)))
     for _ in workers.map(tasks):
@@ -180,7 +182,7 @@ def race_record_fields(raced: RaceResult, entry: RaceEntry, limits: Limits, tria
         reason = f"won by {raced.winner.solver}" + (f": {raced.winner.reason}" if raced.winner.reason else "")
     else:
         status = undecided_status(statuses)
-        verified = False if status == "invalid" else None
+        verified = False if status == Status.INVALID else None
         reason = "no member decided: " + ", ".join(f"{m.solver} {m.status}" for m in raced.members)
         fields.update(queens=None, certificate=None, certificate_bytes=None, certificate_seconds=None)
     fields.update(

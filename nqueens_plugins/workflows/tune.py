@@ -54,10 +54,10 @@ from nqueens_plugins.formats.records import (
     scan_records,
 )
 from nqueens_plugins.formats.records import run_key as record_key
+from nqueens_plugins.results.elimination import GOALS, run_cost
 from nqueens_plugins.results.held_out import HeldOut, held_out
-from nqueens_plugins.results.racing import GOALS, run_cost
 from nqueens_plugins.results.resume_checks import DEFAULT_FRACTION, absurd_numbers, draw_sample, run_mismatch
-from nqueens_plugins.results.tuning import Budget, RunCost, TuneOutcome, iterated_race, smallest_budget
+from nqueens_plugins.results.tuning import RunCost, TuneOutcome, TuningBudget, iterated_race, smallest_budget
 from nqueens_plugins.workflows.grid import run_key
 
 HELD_OUT_RUNS = 20  # held-out blocks the best configuration and the defaults each run, by default
@@ -75,7 +75,7 @@ class TuneSetup:
     space: Space
     boards: tuple[Problem, ...]  # the race's
     held_out: tuple[Problem, ...]  # the held-out test's (the same sizes, or instances set aside)
-    budget: Budget
+    budget: TuningBudget
     goal: str
     test_runs: int
     limits: Limits

@@ -1,4 +1,8 @@
-"""Results layer, parent side: which configurations a race drops, by the Friedman test irace uses.
+"""Results layer, parent side: which configurations a tune's race eliminates, by the Friedman test irace uses.
+
+Named for what it decides, elimination, so that "race" alone names one thing in the code: the portfolio race
+(``race``, ``workflows/race.py``: several solvers on one board, the first decided answer wins). The tune's
+races are irace's, and their words stay those of its papers and of the tune file.
 
 A race runs every surviving configuration on the same block (an instance and a
 seed, common to all of them, so they are compared on equal terms) and, once
@@ -26,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from nqueens_plugins.core.problem import Status
+
 SIGNIFICANCE = 0.05
 FIRST_TEST = 5  # blocks before the first test (irace's firstTest)
 EACH_TEST = 1  # blocks between tests (irace's eachTest)
@@ -37,13 +43,13 @@ WRONG = math.inf  # a rejected or failed run: below everything
 
 def decided(record: Mapping[str, Any]) -> bool:
     """A verified board, or a no-solution claim the host confirmed (certified or published)."""
-    return record.get("verified") is True and record.get("status") in ("solved", "no-solution")
+    return record.get("verified") is True and record.get("status") in (Status.SOLVED, Status.NO_SOLUTION)
 
 
 def rejected(record: Mapping[str, Any]) -> bool:
     """An answer the verifier refused, or a run that failed: the worst a configuration can do."""
-    return record.get("status") in ("invalid", "error") or (
-        record.get("status") in ("solved", "no-solution") and record.get("verified") is False
+    return record.get("status") in (Status.INVALID, Status.ERROR) or (
+        record.get("status") in (Status.SOLVED, Status.NO_SOLUTION) and record.get("verified") is False
     )
 
 
