@@ -1,0 +1,110 @@
+"""First use on an empty cache (issue 53): python benchmarks/first_use.py [--cached-runs K]
+
+A new user's first compiled calls: each command is run once on an empty cache
+folder (a fresh temporary ``NQUEENS_CACHE_DIR``: the import probes' verdicts and
+the built-in engines' numba kernels are made there), then K more times on the
+cache that first run left (the median is the "cached" figure). Target, at load
+<= 1: the first run's wall time within 3 x the cached run's + 5 s.
+
+The commands: the tour's second (``nqueens solve -s bitset-mrv --instance
+diag-10-4-1.param@6``), a bitset-mrv solve at n = 60 (its largest n is 62) and
+``nqueens count -n 16`` (the join counter's kernels). Each in a process of its
+own, as a user types it, so the wall time includes Python's start, the plugins'
+import probes and the worker's. Printed beside them: the CPU model, the load
+average before and after each, and the preparation the command itself reports.
+
+Before issue 53 (same machine, load 0.5-2, measured by hand the same way):
+bitset-mrv -n 60 first 7.1 s, cached 1.4 s (5.9 s preparing); count -n 16 first
+17.3 s, cached 2.0 s (16.1 s preparing): missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import FAILURES, finish
+
+COMMANDS = {
+    "the tour's bitset-mrv solve": ["solve", "-s", "bitset-mrv", "--instance", "diag-10-4-1.param@6"],
+    "bitset-mrv solve, n = 60": ["solve", "-s", "bitset-mrv", "-n", "60"],
+    "count -n 16": ["count", "-n", "16"],
+}
+PREPARING = re.compile(r"before it, ([\d.]+) s preparing the solver")
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def cpu_model() -> str:
+    """The "model name" line of /proc/cpuinfo (what the target was measured on)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def load() -> str:
+    return "/".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def run(arguments: list[str], cache: Path) -> tuple[float, str | None]:
+    """Wall seconds of ``nqueens ARGUMENTS`` in a new process with ``cache`` as its cache folder, and the
+    preparation its output reports (None if it reports none: prepared within the worker's startup)."""
+    environment = {**os.environ, "NQUEENS_CACHE_DIR": str(cache)}
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "nqueens_plugins", *arguments],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=1800,
+        check=False,
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"nqueens {' '.join(arguments)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
+    found = PREPARING.search(done.stdout)
+    return seconds, found.group(1) if found else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cached-runs", type=int, default=3, help="cached runs after the first (their median)")
+    arguments = parser.parse_args()
+    print(f"cpu: {cpu_model()}, {os.cpu_count()} cores; load average (1/5/15 min) {load()}")
+    print("target: first <= 3 x cached + 5 s (at load <= 1)\n")
+    print(f"{'command':<30} {'first':>8} {'cached':>8} {'ratio':>6} {'target':>8}  verdict  notes")
+    for label, command in COMMANDS.items():
+        cache = Path(tempfile.mkdtemp(prefix="nqueens-first-use-"))
+        try:
+            before = load()
+            first, first_preparing = run(command, cache)
+            cached_runs = [run(command, cache) for _ in range(arguments.cached_runs)]
+            cached = statistics.median(seconds for seconds, _ in cached_runs)
+            after = load()
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        limit = 3 * cached + 5
+        verdict = "ok" if first <= limit else "MISSED"
+        if verdict == "MISSED":
+            FAILURES.append(label)
+        notes = f"first prepared {first_preparing or '-'} s; load {before} -> {after}"
+        print(
+            f"{label:<30} {first:>7.2f}s {cached:>7.2f}s {first / cached:>6.1f} {limit:>7.2f}s  {verdict:<7}  {notes}"
+        )
+    finish()
+
+
+if __name__ == "__main__":
+    main()
