@@ -157,7 +157,8 @@ WHOLE, COUNT, SECONDS, MEMORY = Whole(), Whole(minimum=0), Seconds(), MemorySize
 MEMORY_HELP = "Memory a run may allocate beyond its worker's own (512M, 2G); past it allocations fail."
 PREPARE_HELP = (
     "Seconds a worker may take to prepare a solver (import its plugin, warm up, compile kernels) before "
-    "its run is an error; preparation is never part of --timeout."
+    "its run is an error; preparation is never part of --timeout, and the built-in solvers' compile "
+    "(once per machine) is not part of this limit either."
 )
 
 
