@@ -42,9 +42,10 @@ STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine
 FRAME_BYTES = 64 << 20  # a frame's room beside a board's queens: counters, a trace, what the run printed
 EXPORT_BYTES = 1 << 30  # an export's text (a large instance's formula)
 # Seconds the built-in engines may spend compiling their kernels while a solver prepares (on top of its
-# --prepare-timeout, which that time never counts against): once per machine, about 15 s of one core for
-# the counters (benchmarks/first_use.py), a minute or two on a loaded machine. A bound from outside all
-# the same, so that a compile that hangs (a numba bug, a machine that swaps) cannot hang the command.
+# --prepare-timeout, which that time never counts against): once per machine, about 7 s of one core for
+# the join counter and 2.5 s for bitset-mrv (benchmarks/first_use.py), a minute or two on a loaded machine.
+# A bound from outside all the same, so that a compile that hangs (a numba bug, a machine that swaps)
+# cannot hang the command: ten minutes, far past any compile seen, well short of "hung for good".
 COMPILE_LIMIT = 600.0
 BUILTIN_PACKAGE = "nqueens_plugins.builtin."
 
