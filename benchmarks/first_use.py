@@ -11,7 +11,9 @@ diag-10-4-1.param@6``), a bitset-mrv solve at n = 60 (its largest n is 62) and
 ``nqueens count -n 16`` (the join counter's kernels). Each in a process of its
 own, as a user types it, so the wall time includes Python's start, the plugins'
 import probes and the worker's. Printed beside them: the CPU model, the load
-average before and after each, and the preparation the command itself reports.
+average before and after each, the CPU seconds of each command and its workers
+(which a busy machine stretches far less than the wall time) and the preparation
+the command itself reports.
 
 Before issue 53 (same machine, load 0.5-2, measured by hand the same way):
 bitset-mrv -n 60 first 7.1 s, cached 1.4 s (5.9 s preparing); count -n 16 first
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,12 +60,19 @@ def load() -> str:
     return "/".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def run(arguments: list[str], cache: Path) -> tuple[float, str | None]:
-    """Wall seconds of ``nqueens ARGUMENTS`` in a new process with ``cache`` as its cache folder, and the
-    preparation its output reports (None if it reports none: prepared within the worker's startup)."""
+def children_cpu() -> float:
+    """CPU seconds (user and system) of the processes this one has waited for, theirs included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(arguments: list[str], cache: Path) -> tuple[float, float, str | None]:
+    """Wall seconds of ``nqueens ARGUMENTS`` in a new process with ``cache`` as its cache folder, its CPU
+    seconds (its workers' included: less sensitive to the load than the wall time), and the preparation
+    its output reports (None if it reports none: prepared within the worker's startup)."""
     environment = {**os.environ, "NQUEENS_CACHE_DIR": str(cache)}
     environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPOSITORY), environment.get("PYTHONPATH")]))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run(
         [sys.executable, "-m", "nqueens_plugins", *arguments],
         capture_output=True,
@@ -71,11 +81,11 @@ def run(arguments: list[str], cache: Path) -> tuple[float, str | None]:
         timeout=1800,
         check=False,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"nqueens {' '.join(arguments)} exited {done.returncode}:\n{done.stdout}{done.stderr}")
     found = PREPARING.search(done.stdout)
-    return seconds, found.group(1) if found else None
+    return seconds, cpu, found.group(1) if found else None
 
 
 def main() -> None:
@@ -89,9 +99,10 @@ def main() -> None:
         cache = Path(tempfile.mkdtemp(prefix="nqueens-first-use-"))
         try:
             before = load()
-            first, first_preparing = run(command, cache)
+            first, first_cpu, first_preparing = run(command, cache)
             cached_runs = [run(command, cache) for _ in range(arguments.cached_runs)]
-            cached = statistics.median(seconds for seconds, _ in cached_runs)
+            cached = statistics.median(seconds for seconds, _, _ in cached_runs)
+            cached_cpu = statistics.median(cpu for _, cpu, _ in cached_runs)
             after = load()
         finally:
             shutil.rmtree(cache, ignore_errors=True)
@@ -99,7 +110,10 @@ def main() -> None:
         verdict = "ok" if first <= limit else "MISSED"
         if verdict == "MISSED":
             FAILURES.append(label)
-        notes = f"first prepared {first_preparing or '-'} s; load {before} -> {after}"
+        notes = (
+            f"CPU {first_cpu:.1f} s first, {cached_cpu:.1f} s cached; first prepared {first_preparing or '-'} s; "
+            f"load {before} -> {after}"
+        )
         print(
             f"{label:<30} {first:>7.2f}s {cached:>7.2f}s {first / cached:>6.1f} {limit:>7.2f}s  {verdict:<7}  {notes}"
         )
