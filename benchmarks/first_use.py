@@ -95,6 +95,7 @@ def main() -> None:
     print(f"cpu: {cpu_model()}, {os.cpu_count()} cores; load average (1/5/15 min) {load()}")
     print("target: first <= 3 x cached + 5 s (at load <= 1)\n")
     print(f"{'command':<30} {'first':>8} {'cached':>8} {'ratio':>6} {'target':>8}  verdict  notes")
+    starred = False
     for label, command in COMMANDS.items():
         cache = Path(tempfile.mkdtemp(prefix="nqueens-first-use-"))
         try:
@@ -108,7 +109,10 @@ def main() -> None:
             shutil.rmtree(cache, ignore_errors=True)
         limit = 3 * cached + 5
         verdict = "ok" if first <= limit else "MISSED"
-        if verdict == "MISSED":
+        if verdict == "MISSED" and max(os.getloadavg()[0], float(before.split("/")[0])) > 1:
+            verdict = "missed*"  # the target holds at load <= 1; a busy machine stretches a compile most
+            starred = True
+        elif verdict == "MISSED":
             FAILURES.append(label)
         notes = (
             f"CPU {first_cpu:.1f} s first, {cached_cpu:.1f} s cached; first prepared {first_preparing or '-'} s; "
@@ -117,6 +121,8 @@ def main() -> None:
         print(
             f"{label:<30} {first:>7.2f}s {cached:>7.2f}s {first / cached:>6.1f} {limit:>7.2f}s  {verdict:<7}  {notes}"
         )
+    if starred:
+        print("\n* missed at a load above 1, where the target does not bind: run again on a quiet machine")
     finish()
 
 
