@@ -17,7 +17,8 @@ that), then for each task:
    ``warm_up`` (by default a 4x4 solve), so imports and compiled kernels are
    loaded before any clock starts (``WarmingUp`` tells the service it is
    past rebuilding; a task marked ``cold`` skips the warm-up, whose default
-   did not end in an earlier worker), and sends ``Started(seconds)``, the
+   did not end in an earlier worker; ``Compiling`` and ``Compiled`` around each
+   kernel the built-in engines compile meanwhile, ``telling_compiles``), and sends ``Started(seconds)``, the
    seconds that rebuilding and warming up took; the service holds them to the
    task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
