@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import nqueens_plugins
 from nqueens_plugins.builtin.bitset_mrv import BitsetMrv
 from nqueens_plugins.core.solver import Solver, Variant
 from nqueens_plugins.execution import wire, worker_handle
@@ -25,7 +26,8 @@ from nqueens_plugins.loading import host
 
 pytest.importorskip("numba")
 
-REPOSITORY = Path(__file__).resolve().parent.parent
+# The folder the package under test was imported from (this checkout, or site-packages in a run against wheels).
+REPOSITORY = Path(nqueens_plugins.__file__).resolve().parent.parent
 PREPARING = re.compile(r"before it, ([\d.]+) s preparing the solver")
 
 # Imported first in every process of the command (the CLI's and its workers'): each of the built-in engines'
