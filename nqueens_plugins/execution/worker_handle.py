@@ -109,8 +109,8 @@ def compiles_our_kernels(task: Task) -> bool:
 
 def compile_note(task: Task, kernel: str, count: int, seconds: float) -> str:
     """What the user is told while the built-in engines compile (``Compiling``): that it happens once."""
-    try:
-        folder = str(cache_folder())
+    try:  # where kernel_cache keeps them: the user's own NUMBA_CACHE_DIR if set, else our cache folder
+        folder = os.environ.get("NUMBA_CACHE_DIR") or str(cache_folder())
     except RuntimeError:  # no home: numba compiles in every process then (kernel_cache), but says nothing else
         folder = "the user's cache folder"
     if count == 1:
