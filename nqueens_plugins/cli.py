@@ -30,6 +30,7 @@ from typing import Any, TextIO, TypeVar
 
 import click
 
+from nqueens_plugins.core import compile_notes
 from nqueens_plugins.core.errors import BadInput, RejectedFile
 from nqueens_plugins.core.limits import (
     CERTIFICATE_SIZE,
@@ -156,7 +157,8 @@ WHOLE, COUNT, SECONDS, MEMORY = Whole(), Whole(minimum=0), Seconds(), MemorySize
 MEMORY_HELP = "Memory a run may allocate beyond its worker's own (512M, 2G); past it allocations fail."
 PREPARE_HELP = (
     "Seconds a worker may take to prepare a solver (import its plugin, warm up, compile kernels) before "
-    "its run is an error; preparation is never part of --timeout."
+    "its run is an error; preparation is never part of --timeout, and the built-in solvers' compile "
+    "(once per machine) is not part of this limit either."
 )
 
 
@@ -1403,6 +1405,13 @@ def elapsed_on_terminal(what: str, after: float = SHOW_ELAPSED_AFTER, stream: Te
             out.flush()
 
 
+def show_compile_note(line: str) -> None:
+    """The built-in engines compiling their kernels (once per machine, ``core.compile_notes``): a line of
+    its own on stderr (on a terminal, over the still-at-work line, which comes back below it)."""
+    sys.stderr.write(("\r\x1b[K" if sys.stderr.isatty() else "") + for_terminal(line) + "\n")
+    sys.stderr.flush()
+
+
 def tell(line: str) -> None:
     """A warning or note from the API (``warning: ...``, ``note: ...``), on stderr (names in it shown, not sent)."""
     click.echo(f"nqueens: {for_terminal(line)}", err=True)
@@ -1457,6 +1466,7 @@ def main() -> None:
     # worker's own orphan watch is a Python thread, which a plugin holding the GIL in native code
     # (pychoco's solve) would keep waiting until its own time limit.
     signal.signal(signal.SIGTERM, terminated)
+    compile_notes.show = show_compile_note
     try:
         with warnings.catch_warnings():  # restored on return: a test calling main() keeps its own
             warnings.showwarning = one_line_warning

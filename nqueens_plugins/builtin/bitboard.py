@@ -427,11 +427,10 @@ class Bitboard(Solver):
 
     def preparation(self, problem: Problem, options: Mapping[str, Any]) -> str:
         """What a first count in a fresh worker needs loaded: "python" (nothing: a small count never waits
-        for numba, 0.7 s to import here), "constellations" (that compiled counter) or "numba" (the others)."""
+        for numba, 0.7 s to import here), or the compiled counter of its way ("join", "constellations",
+        "takaken" or "mirror"), that one only: on a new machine each is compiled the first time it is met."""
         kernel = chunk_kernel(problem.n, options)
-        if kernel == "numba" and way_of(problem, options) in ("constellations", "join"):
-            return way_of(problem, options)
-        return kernel
+        return way_of(problem, options) if kernel == "numba" else kernel
 
     def warm_up(self, options: Mapping[str, Any], preparation: str = "numba") -> None:
         """The default warm-up, then the compiled counters ``preparation`` names (loaded from numba's cache)."""
@@ -443,8 +442,9 @@ class Bitboard(Solver):
             count_pieces(small, preparation, plan(small, preparation), "numba")
             if preparation == "join":  # and the turns' search, for --unique
                 join_symmetric.burnside_fixed(small.n, "numba")
-        else:
+        if preparation in ("takaken", "numba"):  # "numba" (a warm-up not named): every counter
             count_pieces(small, "takaken", plan(small, "takaken"), "numba")
+        if preparation in ("mirror", "numba"):
             count_pieces(small, "mirror", split(small, 1), "numba")
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:

@@ -285,7 +285,8 @@ class LocalExecutor(Executor):
                 self.cold.add(task.variant.name)  # the run itself, cold, in a new worker: no answer yet
                 worker.tasks.appendleft(replace(task, cold=True))  # back to pending first, below
             elif worker.ready:
-                self.unprepared[task.variant.name] = with_output(unprepared(task, elapsed, worker.warming_up), printed)
+                failure = unprepared(task, elapsed, worker.warming_up, worker.compiling_now)
+                self.unprepared[task.variant.name] = with_output(failure, printed)
                 answers.append((task, self.unprepared[task.variant.name], None))
             else:
                 answers.append(

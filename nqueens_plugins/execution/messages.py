@@ -7,6 +7,11 @@ and the parent's handle on it (``worker_handle.WorkerProcess.hear``) reads them:
   clock runs before it;
 * ``WarmingUp``: the task is rebuilt and its solver is being prepared (its
   untimed ``warm_up``), only when it needs a preparation;
+* ``Compiling``/``Compiled``: while preparing, numba began/ended compiling one
+  of the built-in engines' kernels (``core.compile_notes``; once per machine): the
+  parent holds that time to its own ``COMPILE_LIMIT``, not to ``prepare_timeout``,
+  but only for a built-in solver, which it recognises itself
+  (``worker_handle.compiles_our_kernels``): from any other, it is ignored;
 * ``Started``: preparing took ``seconds``; the run's time limit starts now;
 * ``Done``: what came back from the call (``Executed``), unverified.
 
@@ -32,6 +37,18 @@ class WarmingUp:
 
 
 @dataclass(frozen=True)
+class Compiling:
+    """numba began compiling ``kernel``, one of the built-in engines' (a cache miss: once per machine)."""
+
+    kernel: str
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """numba is done compiling the kernel named in the last ``Compiling``."""
+
+
+@dataclass(frozen=True)
 class Started:
     """The first task's solver is prepared, in ``seconds`` (rebuilding and warming up); its run starts."""
 
@@ -45,4 +62,4 @@ class Done:
     executed: Executed
 
 
-Message = Ready | WarmingUp | Started | Done
+Message = Ready | WarmingUp | Compiling | Compiled | Started | Done

@@ -34,6 +34,7 @@ import binascii
 import enum
 import json
 import math
+import re
 import struct
 from typing import Any
 
@@ -41,7 +42,7 @@ import numpy as np
 
 from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.problem import Count, Outcome, Status, Trace
-from nqueens_plugins.execution.messages import Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.tasks import Certificate, Executed, Foreign, OpaquePart, ProofHandoff
 
 __all__ = ["WireError", "decode", "decode_answer", "encode"]
@@ -158,6 +159,10 @@ def encode(message: Message | Executed) -> bytes:
         header = {"message": "ready"}
     elif isinstance(message, WarmingUp):
         header = {"message": "warming-up"}
+    elif isinstance(message, Compiling):
+        header = {"message": "compiling", "kernel": message.kernel}
+    elif isinstance(message, Compiled):
+        header = {"message": "compiled"}
     elif isinstance(message, Started):
         header = {"message": "started", "seconds": message.seconds}
     elif isinstance(message, Done):
@@ -394,11 +399,25 @@ def decode(frame: bytes) -> Message:
         return Ready()
     if kind == "warming-up" and header.keys() == {"message", "arrays"}:
         return WarmingUp()
+    if kind == "compiling" and header.keys() == {"message", "arrays", "kernel"}:
+        return Compiling(_kernel_name(header["kernel"]))
+    if kind == "compiled" and header.keys() == {"message", "arrays"}:
+        return Compiled()
     if kind == "started" and header.keys() == {"message", "arrays", "seconds"}:
         return Started(_seconds(header["seconds"], "the preparation's seconds") or 0.0)
     if kind == "done" and header.keys() == {"message", "arrays", "executed"}:
         return Done(decode_executed(header["executed"], _Decoder(arrays)))
     raise WireError("a frame that is no message a worker sends")
+
+
+KERNEL_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
+
+
+def _kernel_name(value: Any) -> str:
+    """A kernel's name as the parent may show it on a terminal: a short identifier, nothing else."""
+    if not isinstance(value, str) or KERNEL_NAME.fullmatch(value) is None:
+        raise WireError("a compiling kernel's name that is not a short identifier")
+    return value
 
 
 def decode_answer(frame: bytes) -> Executed:

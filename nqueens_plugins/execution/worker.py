@@ -17,7 +17,8 @@ that), then for each task:
    ``warm_up`` (by default a 4x4 solve), so imports and compiled kernels are
    loaded before any clock starts (``WarmingUp`` tells the service it is
    past rebuilding; a task marked ``cold`` skips the warm-up, whose default
-   did not end in an earlier worker), and sends ``Started(seconds)``, the
+   did not end in an earlier worker; ``Compiling`` and ``Compiled`` around each
+   kernel the built-in engines compile meanwhile, ``telling_compiles``), and sends ``Started(seconds)``, the
    seconds that rebuilding and warming up took; the service holds them to the
    task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
@@ -59,9 +60,10 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from nqueens_plugins.core import compile_notes
 from nqueens_plugins.execution import processes, wire
 from nqueens_plugins.execution.calls import describe, perform
-from nqueens_plugins.execution.messages import Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import PrintedHere
 from nqueens_plugins.execution.tasks import Executed, OpaquePart, Task
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
@@ -122,7 +124,8 @@ class Preparations:
         # took for prepared, a solver met before, waits for this one: its clock starts again after it).
         send(writer, WarmingUp())
         start = time.perf_counter()
-        failed = None if task.cold else warm_up(task, preparation)
+        with telling_compiles(writer):
+            failed = None if task.cold else warm_up(task, preparation)
         seconds = rebuilding + time.perf_counter() - start
         send(writer, Started(seconds))
         if task.deadline is not None:
@@ -135,6 +138,19 @@ class Preparations:
         if task.deadline is None or task.deadline not in self.extensions:
             return task
         return replace(task, deadline=task.deadline + self.extensions[task.deadline])
+
+
+@contextlib.contextmanager
+def telling_compiles(writer: Connection) -> Iterator[None]:
+    """While a solver prepares, tell the parent when the built-in engines compile a kernel (``Compiling``,
+    ``Compiled``): the parent does not hold our own compile to the solver's ``prepare_timeout``, if the
+    solver is one of ours (it checks that itself: ``worker_handle.compiles_our_kernels``)."""
+    compile_notes.kernel_started = lambda kernel: send(writer, Compiling(kernel))
+    compile_notes.kernel_ended = lambda kernel: send(writer, Compiled())
+    try:
+        yield
+    finally:
+        compile_notes.kernel_started = compile_notes.kernel_ended = None
 
 
 @contextlib.contextmanager

@@ -4,7 +4,10 @@ A ``WorkerProcess`` starts the worker program (``python -m
 nqueens_plugins.execution.worker``) in a process group of its own, sends it
 pickled tasks, reads its messages as frames of data (``wire.py``) and keeps the state of the one it runs: starting (no clock runs
 until the worker says ``Ready``), preparing its solver (``WarmingUp``, held to
-the task's ``prepare_timeout``, or for a default warm-up half the run's limit),
+the task's ``prepare_timeout``, or for a default warm-up half the run's limit;
+the built-in engines compiling their kernels, ``Compiling``, is held to
+``COMPILE_LIMIT`` instead, and shown: only for a solver this process knows
+for one of the built-ins, ``compiles_our_kernels``),
 running (from ``Started``, held to the run's limit plus ``KILL_GRACE``), done
 (``Done``). The messages are ``messages.py``'s; the worker's half is
 ``worker.serve``. The helpers here make the ``Executed`` of a run the parent had
@@ -26,9 +29,11 @@ from typing import Any
 
 import cloudpickle
 
+from nqueens_plugins.core import compile_notes
+from nqueens_plugins.core.cache_folder import cache_folder
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.execution import processes, wire
-from nqueens_plugins.execution.messages import Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Compiled, Compiling, Message, Ready, Started, WarmingUp
 from nqueens_plugins.execution.output import CapturedOutput
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 
@@ -36,6 +41,13 @@ KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from out
 STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
 FRAME_BYTES = 64 << 20  # a frame's room beside a board's queens: counters, a trace, what the run printed
 EXPORT_BYTES = 1 << 30  # an export's text (a large instance's formula)
+# Seconds the built-in engines may spend compiling their kernels while a solver prepares (on top of its
+# --prepare-timeout, which that time never counts against): once per machine, about 7 s of one core for
+# the join counter and 2.5 s for bitset-mrv (benchmarks/first_use.py), a minute or two on a loaded machine.
+# A bound from outside all the same, so that a compile that hangs (a numba bug, a machine that swaps)
+# cannot hang the command: ten minutes, far past any compile seen, well short of "hung for good".
+COMPILE_LIMIT = 600.0
+BUILTIN_PACKAGE = "nqueens_plugins.builtin."
 
 
 def frame_limit(task: Task) -> int:
@@ -66,14 +78,47 @@ def killed(task: Task, elapsed: float) -> Executed:
     return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
 
 
-def unprepared(task: Task, elapsed: float, warming_up: bool) -> Executed:
+def unprepared(task: Task, elapsed: float, warming_up: bool, compiling: bool = False) -> Executed:
     """A solver whose preparation outlasted its own limit: an ``error`` (the run never started)."""
     where = "in its warm_up" if warming_up else "importing its plugin and rebuilding it"
     reason = (
         f"preparing the solver took more than {task.limits.prepare_timeout:g} s ({where}) and was stopped; "
         "the run never started (allow more with --prepare-timeout)"
     )
+    if compiling:
+        reason = (
+            f"compiling the built-in kernels took more than {COMPILE_LIMIT:g} s and was stopped; the run never "
+            "started (the compile is done once per machine: try again on a less loaded machine)"
+        )
     return Executed(None, 0.0, reason, status=Status.ERROR, prepare_seconds=elapsed)
+
+
+def compiles_our_kernels(task: Task) -> bool:
+    """Whether ``task``'s solver is one of the built-ins, by what this process loaded, never by what its
+    worker says: its class is the very object of that name in a module of ``nqueens_plugins.builtin``
+    imported from this package's folder (a plugin's subclass, or a class that only borrows a built-in's
+    module name, is not). Only then is a ``Compiling`` believed to be our own compile."""
+    solver_class = type(task.variant.solver)
+    module = sys.modules.get(solver_class.__module__)
+    if module is None or not solver_class.__module__.startswith(BUILTIN_PACKAGE):
+        return False
+    package = Path(__file__).resolve().parent.parent / "builtin"  # nqueens_plugins/builtin, beside execution/
+    loaded_here = Path(getattr(module, "__file__", None) or "/").resolve().parent == package
+    return loaded_here and getattr(module, solver_class.__qualname__, None) is solver_class
+
+
+def compile_note(task: Task, kernel: str, count: int, seconds: float) -> str:
+    """What the user is told while the built-in engines compile (``Compiling``): that it happens once."""
+    try:  # where kernel_cache keeps them: the user's own NUMBA_CACHE_DIR if set, else our cache folder
+        folder = os.environ.get("NUMBA_CACHE_DIR") or str(cache_folder())
+    except RuntimeError:  # no home: numba compiles in every process then (kernel_cache), but says nothing else
+        folder = "the user's cache folder"
+    if count == 1:
+        return (
+            f"nqueens: note: compiling {task.variant.name}'s kernels once for this machine (kept in {folder}; "
+            f"later calls load them): {kernel}"
+        )
+    return f"nqueens: note: compiling {task.variant.name}'s kernels: {kernel} ({count}, {seconds:.0f} s so far)"
 
 
 def not_tried(failure: Executed) -> Executed:
@@ -166,6 +211,10 @@ class WorkerProcess:
         self.warm_up_began = 0.0  # when it said so
         self.warm_up_limit = float("inf")  # what a default warm-up may take then (Task.default_warm_up_limit)
         self.warmed: set[str] = set()  # solvers this worker has prepared: it starts their calls at once
+        # The built-in engines compiling while the first task prepares (believed for a built-in solver only):
+        self.compile_began: float | None = None  # when the kernel now compiling began, if one is
+        self.compiled_seconds = 0.0  # what compiling took in this preparation: never held to prepare_timeout
+        self.compiled_kernels = 0  # kernels compiled in this preparation
         # A job's deadline (a split count's pieces share one) -> what preparing took here: its pieces here
         # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
         self.extensions: dict[float, float] = {}
@@ -209,6 +258,9 @@ class WorkerProcess:
         if isinstance(message, Started):
             self.prepared(message.seconds)
             return None
+        if isinstance(message, Compiling | Compiled):
+            self.compiling(message)
+            return None
         task = self.tasks.popleft()
         executed = message.executed
         executed.output_bytes = self.output.counted(executed.output_bytes)
@@ -222,6 +274,7 @@ class WorkerProcess:
         self.started = time.perf_counter()
         self.running = self.tasks[0].variant.name in self.warmed
         self.warming_up = False
+        self.compile_began, self.compiled_seconds, self.compiled_kernels = None, 0.0, 0
 
     def deadline(self) -> float:
         if not self.ready:
@@ -230,9 +283,11 @@ class WorkerProcess:
             return float("inf")
         task = self.tasks[0]
         if not self.running:  # preparing its solver: the preparation's own limit, never the run's
-            end = self.started + task.limits.prepare_timeout + KILL_GRACE
+            if self.compile_began is not None:  # our own compile: its limit of its own, whatever the solver's
+                return self.compile_began + COMPILE_LIMIT - self.compiled_seconds
+            end = self.started + task.limits.prepare_timeout + KILL_GRACE + self.compiled_seconds
             if self.in_default_warm_up():
-                end = min(end, self.warm_up_began + self.warm_up_limit)
+                end = min(end, self.warm_up_began + self.warm_up_limit + self.compiled_seconds)
             return end
         end = float("inf") if task.limits.timeout is None else self.started + task.limits.timeout
         if task.deadline is not None:
@@ -244,17 +299,43 @@ class WorkerProcess:
         """The worker says it is preparing the first task's solver: a solver it met before may need more
         for this problem (``Solver.preparation``), so a run taken for started waits, and its clock restarts."""
         self.warming_up = True
+        self.compile_began, self.compiled_seconds, self.compiled_kernels = None, 0.0, 0
         self.warm_up_began = time.perf_counter()
         self.warm_up_limit = self.tasks[0].default_warm_up_limit() or float("inf")
         if self.running:
             self.running = False
             self.started = time.perf_counter()
 
+    def compiling(self, message: Compiling | Compiled) -> None:
+        """The worker says the built-in engines began (``Compiling``) or ended (``Compiled``) compiling a kernel
+        while the first task's solver prepares. Believed only for a built-in solver (``compiles_our_kernels``)
+        and only while preparing: that time is held to ``COMPILE_LIMIT``, not to ``prepare_timeout``, and
+        shown (``core.compile_notes``). From any other solver, or during a run, it changes nothing."""
+        if not self.tasks or self.running or not self.warming_up or not compiles_our_kernels(self.tasks[0]):
+            return
+        now = time.perf_counter()
+        if isinstance(message, Compiling):
+            if self.compile_began is None:
+                self.compile_began = now
+                self.compiled_kernels += 1
+                compile_notes.note(
+                    compile_note(self.tasks[0], message.kernel, self.compiled_kernels, self.compiled_seconds)
+                )
+        elif self.compile_began is not None:
+            self.compiled_seconds += now - self.compile_began
+            self.compile_began = None
+
+    @property
+    def compiling_now(self) -> bool:
+        """Whether the built-in engines are compiling for the first task (its limit is ``COMPILE_LIMIT``)."""
+        return self.compile_began is not None and not self.running
+
     def prepared(self, seconds: float) -> None:
         """The worker says it prepared the first task's solver in ``seconds``: its run starts now."""
         task = self.tasks[0]
         self.running = True
         self.started = time.perf_counter()
+        self.compile_began = None
         self.warmed.add(task.variant.name)
         if task.deadline is not None:
             self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds

@@ -204,8 +204,11 @@ def advance(
         if room > 0:
             recorded = record(events, recorded, PLACE, column, row)
         base, child = depth * n, (depth + 1) * n
-        columns[child : child + n] = columns[base : base + n]
-        rows[child : child + n] = rows[base : base + n]
+        # A loop, not a slice assignment: numba compiles a slice's broadcast check with its error message
+        # (string formatting), which took half of this kernel's compile (2.2 s of 4.5 s), and gains nothing here.
+        for offset in range(n):
+            columns[child + offset] = columns[base + offset]
+            rows[child + offset] = rows[base + offset]
         now_columns = done_columns[depth] | (1 << column)
         now_rows = done_rows[depth] | (1 << row)
         done_columns[depth + 1] = now_columns

@@ -235,7 +235,8 @@ def _half_boards(
         first, last = top_offsets[key], top_offsets[key + 1]
         if count + (last - first) * (low_end - low_start) + 1 > out.shape[0]:  # room for every pair
             larger = np.empty(2 * out.shape[0] + (last - first) * (low_end - low_start), dtype=np.uint64)
-            larger[: count + 1] = out[: count + 1]
+            for copied in range(count + 1):  # a loop: a slice assignment compiles a broadcast check and its message
+                larger[copied] = out[copied]
             out = larger
         for i in range(first, last):
             up = top_up[i]
@@ -542,7 +543,8 @@ def _count_tasks(
             weights = (main[0], main[1], middle < 0)
             total += weight * _match(left, right, weights, 2 * width, buffers)
         else:  # odd n: no weights, and slicing a board costs more than testing one: slice the smaller side
-            total += weight * _match(right, left, (0, 0, False), 2 * width, buffers)
+            # the weights typed as the even case's (int64, int64, bool): one compile of _match, not two (2 s)
+            total += weight * _match(right, left, (main[0] & 0, main[1] & 0, middle < 0), 2 * width, buffers)
     return total
 
 

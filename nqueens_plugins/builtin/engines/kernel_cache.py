@@ -10,6 +10,11 @@ or in the user's own ``NUMBA_CACHE_DIR`` when set, for these kernels only: no
 numba setting is changed, so another plugin's numba functions in the same worker
 cache where numba puts them. A folder that cannot be written means no cache (a
 compile in every process), never an error and never the package's folder.
+
+When numba compiles one of these kernels (a cache miss: a new machine, a new
+numba or a changed source), it says so through ``core.compile_notes`` (the
+worker tells its parent, which shows it and does not hold it to
+``--prepare-timeout``); loading one from the cache says nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
-from numba.core import caching, config
+from numba.core import caching, config, event
 
+from nqueens_plugins.core import compile_notes
 from nqueens_plugins.core.cache_folder import cache_folder
 
 
@@ -64,11 +70,38 @@ class KernelCache(caching.FunctionCache):
             pass
 
 
+class CompileListener(event.Listener):
+    """Hears numba's compile events (fired on a cache miss only) and tells ``core.compile_notes`` when the
+    outermost of our kernels starts and ends compiling (numba's own helpers and kernels compiled inside
+    another of ours are part of it)."""
+
+    def __init__(self) -> None:
+        self.ours: set[int] = set()  # ids of the dispatchers ``compiled`` made (they live as long as their module)
+        self.depth = 0
+
+    def on_start(self, ev: event.Event) -> None:
+        if id(ev.data.get("dispatcher")) in self.ours:
+            self.depth += 1
+            if self.depth == 1:
+                compile_notes.started(ev.data["dispatcher"].py_func.__name__.lstrip("_"))
+
+    def on_end(self, ev: event.Event) -> None:
+        if id(ev.data.get("dispatcher")) in self.ours and self.depth > 0:
+            self.depth -= 1
+            if self.depth == 0:
+                compile_notes.ended(ev.data["dispatcher"].py_func.__name__.lstrip("_"))
+
+
+LISTENER = CompileListener()
+event.register("numba:compile", LISTENER)
+
+
 def compiled(function: Callable[..., Any]) -> Any:
     """``function`` compiled by numba (nopython, GIL released), its machine code cached in the user's cache folder."""
     dispatcher = numba.njit(nogil=True)(function)
     if not hasattr(dispatcher, "_cache"):  # NUMBA_DISABLE_JIT: the plain function
         return dispatcher
+    LISTENER.ours.add(id(dispatcher))
     try:
         dispatcher._cache = KernelCache(function)  # what numba's enable_caching does, with our locator
     except RuntimeError:  # numba found no folder it could write: compiled in every process
