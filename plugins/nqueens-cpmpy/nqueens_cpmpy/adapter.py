@@ -74,10 +74,13 @@ def backend_refusal(backend: str, model: str | None, n: int) -> str | None:
     if model is not None and (backend, model) in LICENCE_LIMITS:
         largest = LICENCE_LIMITS[backend, model]
         if n > largest:
-            others = [f"model={m} up to {LICENCE_LIMITS[backend, m]}" for m in models.MODELS[1:] if m != model]
-            return (
-                f"cpmpy[backend={backend},model={model}] accepts n up to {largest} ({LICENCE_WHY[backend]}); "
-                f"{n:,} is too large (its other models: {', '.join(others)})"
+            others = [
+                f"model={m} up to {LICENCE_LIMITS[backend, m]}"
+                for m in models.MODELS[1:]
+                if m != model and (backend, m) in LICENCE_LIMITS
+            ]
+            return f"cpmpy[backend={backend},model={model}] accepts n up to {largest} ({LICENCE_WHY[backend]}); " + (
+                f"{n:,} is too large (its other models: {', '.join(others)})" if others else f"{n:,} is too large"
             )
     return None
 

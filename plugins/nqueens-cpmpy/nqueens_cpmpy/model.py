@@ -33,7 +33,7 @@ def integers(problem: Problem) -> tuple[Any, Any]:
     import cpmpy as cp
 
     n = problem.n
-    q = cp.intvar(0, n - 1, shape=n, name="q")
+    q = cp.intvar(0, n - 1, shape=(n,), name="q")  # (n,): shape=1 would give one variable, not an array
     model = cp.Model(
         cp.AllDifferent(q),
         cp.AllDifferent([q[c] + c for c in range(n)]),

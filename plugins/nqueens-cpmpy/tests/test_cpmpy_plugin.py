@@ -255,7 +255,7 @@ def queens_model(problem: Problem, diagonals: bool = True) -> tuple[object, obje
     import cpmpy as cp
 
     n = problem.n
-    q = cp.intvar(0, n - 1, shape=n, name="q")
+    q = cp.intvar(0, n - 1, shape=(n,), name="q")  # (n,): shape=1 would give one variable, not an array
     model = cp.Model(cp.AllDifferent(q))
     if diagonals:
         model += [cp.AllDifferent([q[c] + c for c in range(n)]), cp.AllDifferent([q[c] - c for c in range(n)])]
@@ -300,3 +300,20 @@ def test_without_the_plugin_nq_cpmpy_solver_is_one_line(monkeypatch: pytest.Monk
     monkeypatch.setitem(sys.modules, "nqueens_cpmpy", None)
     with pytest.raises(BadInput, match=r"^nq.cpmpy_solver comes with the nqueens-cpmpy plugin: pip install"):
         nq.cpmpy_solver("my-queens", queens_model)
+
+
+@pytest.mark.skipif(
+    not (Path(__file__).resolve().parents[3] / "examples").is_dir(), reason="the notebook is in the repository only"
+)
+def test_the_notebooks_cpmpy_section_runs_its_model() -> None:
+    """The section that ends examples/your-own-solver.ipynb, run as its cell stands (tests/test_notebooks.py
+    runs the whole notebook; this runs the section wherever nqueens-cpmpy is installed)."""
+    import importlib
+    import json
+
+    notebook = Path(__file__).resolve().parents[3] / "examples" / "your-own-solver.ipynb"
+    (cell,) = [c for c in json.loads(notebook.read_text())["cells"] if c.get("id") == "cpmpy-model"]
+    scope = {"nq": nq, "importlib": importlib}
+    exec("".join(cell["source"]), scope)  # noqa: S102 - the repository's own notebook
+    assert str(scope["mine"].status) == "no-solution" and scope["mine"].verified
+    assert "my-queens" not in {r.solver.name for r in nq.solvers()}
