@@ -8,8 +8,8 @@ the solver, not the isolation around it), interleaved runs, median wall time of 
 ``cpmpy[backend=B]`` and the direct adapter, and what CPMpy itself reports of its run, the
 model's transformation and posting (``transform_seconds``) against the backend's own runtime
 (``solve_seconds``). The two do not run the same search (CPMpy's model and encodings are its own:
-python-sat gets a pindakaas encoding, Z3 integers), so the difference is CPMpy's overhead plus
-the model's; ``transform_seconds`` is the overhead alone. Reported, not judged.
+python-sat gets the Boolean grid with pindakaas's encodings, Z3 integers), so the difference is
+CPMpy's overhead plus the model's; ``transform_seconds`` is the overhead alone. Reported, not judged.
 """
 
 from __future__ import annotations
@@ -53,16 +53,20 @@ def main() -> None:
         header(f"{through} against {direct} (median of {repeats}, seconds of the solver call in this process)")
         for board, where in BOARDS.items():
             times: dict[str, list[float]] = {through: [], direct: []}
-            transform, backend_time = [], []
+            transform, backend_time, unsolved = [], [], []
             for _ in range(repeats):
                 for spec in (through, direct):
                     seconds, result = timed(lambda spec=spec: solve(spec, timeout=60, **where))
                     times[spec].append(seconds)
+                    if str(result.status) not in ("solved", "no-solution"):
+                        unsolved.append(f"{spec} {result.status}")
                     if spec == through:
                         transform.append(result.counters.get("transform_seconds", 0.0))
                         backend_time.append(result.counters.get("solve_seconds", 0.0))
             via, alone = statistics.median(times[through]), statistics.median(times[direct])
-            report(f"{board}: through CPMpy", via, None, "s", f"direct {alone:.3f} s, {1000 * (via - alone):+.1f} ms")
+            undecided = f"; not decided: {', '.join(sorted(set(unsolved)))}" if unsolved else ""
+            note = f"direct {alone:.3f} s, {1000 * (via - alone):+.1f} ms{undecided}"
+            report(f"{board}: through CPMpy", via, None, "s", note)
             report(
                 f"{board}: CPMpy's transformation and posting",
                 statistics.median(transform),

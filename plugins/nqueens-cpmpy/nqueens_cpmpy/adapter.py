@@ -5,8 +5,8 @@
 licence limits of the MIP backends' pip wheels, and the run itself (``run.py``). ``Cpmpy`` adds the
 model (``model.py``): ``int`` (CPMpy's example: AllDifferent on the rows and both diagonal
 offsets), ``bool`` (a Boolean grid with cardinality sums) or ``clauses`` (the grid in clauses, for
-PySDD); ``auto``, the default, is ``clauses`` for a backend that takes Boolean formulas only and
-``int`` elsewhere.
+PySDD); ``auto``, the default, is what each backend prefers (``backends.Backend.prefers``):
+``clauses`` for PySDD, ``bool`` for python-sat, ``int`` elsewhere.
 
 Every backend here is complete: ``no-solution`` is its ``UNSATISFIABLE``. The backends whose
 ``solveAll`` lists every solution count (ortools, choco, exact, pumpkin, z3, pysat, pysdd,
@@ -39,8 +39,7 @@ MINIZINC_NEEDED = (2, 8, 2)
 # The largest board per model: CPMpy builds and transforms every constraint in Python, which at the
 # limit takes seconds before any search. Measured here (model built + posted to OR-Tools): int 0.4 s at
 # n = 1,000; bool (n^2 Booleans in 6n sums) 4.9 s at 200; clauses (about 5n^3/3 binary clauses) 8.2 s at 40.
-# PySDD's compilation is the limit before that: 3 s at n = 8, over 40 s at 10 (it takes no time limit:
-# the host stops it at the run's).
+# PySDD's compilation is the limit before that (backends.LICENCE_LIMITS holds it to n = 8).
 MAX_N = {"int": 1000, "bool": 200, "clauses": 40}
 DEFAULT_BACKEND = "ortools"
 
@@ -156,7 +155,7 @@ class Cpmpy(BackendAdapter):
             "model",
             str,
             "auto",
-            "int (AllDifferent), bool (Boolean grid), clauses; auto: clauses for pysdd, else int",
+            "int (AllDifferent), bool (Boolean grid), clauses; auto: clauses for pysdd, bool for pysat, else int",
             choices=models.MODELS,
         ),
     )
@@ -165,7 +164,7 @@ class Cpmpy(BackendAdapter):
         model = str(options.get("model", "auto"))
         if model != "auto":
             return model
-        return "clauses" if BACKENDS[options.get("backend", DEFAULT_BACKEND)].boolean_only else "int"
+        return BACKENDS[options.get("backend", DEFAULT_BACKEND)].prefers
 
     def precheck(self, n: int, options: Mapping[str, Any]) -> str | None:
         model = self.model_of(options)

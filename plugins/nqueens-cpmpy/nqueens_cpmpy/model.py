@@ -21,7 +21,7 @@ from typing import Any
 
 from nqueens_plugins import Problem
 
-MODELS = ("auto", "int", "bool", "clauses")  # auto: clauses for a Boolean-only backend, int elsewhere
+MODELS = ("auto", "int", "bool", "clauses")  # auto: what the backend prefers (backends.Backend.prefers)
 
 
 def build(problem: Problem, model: str) -> tuple[Any, Any]:

@@ -55,28 +55,39 @@ def load(backend: str) -> None:
     importlib.import_module(str(BACKENDS[backend].requirement.module))
 
 
+def fresh_z3_context() -> None:
+    """Start Z3's Python API on a new global context. CPMpy makes its Z3 solver in the global one, which keeps
+    the history of every earlier run in the process: measured, the same seed then gave another board of n = 8
+    at each run of a worker (the contract's same-seed check caught it). nqueens-z3 makes a context per run too."""
+    import z3
+
+    z3.z3._main_ctx = None  # what z3.main_ctx() makes anew when it is None
+
+
 def pose(model: Any, backend: str, budget: Budget) -> tuple[Any, float] | None:
     """The backend's CPMpy solver object with ``model`` posted, and the seconds that took; None when
     the budget ran out first."""
     import cpmpy as cp
 
     load(backend)
+    if backend == "z3":
+        fresh_z3_context()
     started = time.perf_counter()
     posted = within(budget, lambda: cp.SolverLookup.get(backend, model))
     return None if posted is None else (posted[0], time.perf_counter() - started)
 
 
 def arguments(backend: str, budget: Budget, seed: int | None) -> dict[str, Any]:
-    """The keywords of ``solve``/``solveAll``: the time left, and for OR-Tools one worker and the seed
-    (so a seed repeats a run: several CP-SAT workers race)."""
+    """The keywords of ``solve``/``solveAll``: the time left, the seed for OR-Tools and Z3, and one worker for
+    OR-Tools (so a seed repeats a run: several CP-SAT workers race)."""
     given: dict[str, Any] = {}
     remaining = budget.remaining()
     if remaining is not None and BACKENDS[backend].time_limit:
         given["time_limit"] = max(remaining, 0.001)
     if backend == "ortools":
         given["num_search_workers"] = 1
-        if seed is not None:
-            given["random_seed"] = seed
+    if backend in ("ortools", "z3") and seed is not None:
+        given["random_seed"] = seed
     return given
 
 
@@ -122,7 +133,9 @@ def count(model: Any, backend: str, budget: Budget) -> Count:
         warnings.simplefilter("ignore", UserWarning)
         solutions = solver.solveAll(**arguments(backend, budget, 0))
     counters = counters_of(solver, transform) | {"solutions": int(solutions)}
-    finished = solver.status().exitstatus.name in FINISHED
+    # A backend without a time limit (PySDD) that returned has listed everything; CPMpy 1.1.1's PySDD interface
+    # leaves the status NOT_RUN when the compiled formula is false (no solution: n = 2 and 3).
+    finished = solver.status().exitstatus.name in FINISHED or not BACKENDS[backend].time_limit
     return Count(
         Status.SOLVED if finished else Status.TIMED_OUT,
         int(solutions),
