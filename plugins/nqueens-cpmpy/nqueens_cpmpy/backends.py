@@ -18,7 +18,7 @@ Measured here (CPMpy 1.1.1, Python 3.11, pip install from the package index, Nov
   not come from pip. Where a recent MiniZinc is on the PATH it runs, in processes of its own.
 * gurobipy's and cplex's pip wheels carry size-limited licences: Gurobi 2,000 variables and
   2,000 constraints, CPLEX (Community Edition) 1,000 of each. Posed by this plugin, that is
-  n <= 12 (int model) and n <= 44 (bool) for Gurobi, n <= 8 (int) and n <= 31 (bool) for CPLEX,
+  n <= 12 (int model), 44 (bool) and 10 (clauses) for Gurobi, n <= 8 (int), 31 (bool) and 8 (clauses) for CPLEX,
   found by solving every n until the licence refused (``LICENCE_LIMITS``).
 * highs: found 11 solutions of n = 8 by ``solveAll`` (there are 92): a MIP solver's pool of
   solutions is no enumeration, so highs, gurobi and cplex do not count here.
@@ -117,10 +117,10 @@ BACKENDS: dict[str, Backend] = {
 LICENCE_LIMITS: dict[tuple[str, str], int] = {
     ("gurobi", "int"): 12,
     ("gurobi", "bool"): 44,
-    ("gurobi", "clauses"): 44,
+    ("gurobi", "clauses"): 10,
     ("cplex", "int"): 8,
     ("cplex", "bool"): 31,
-    ("cplex", "clauses"): 31,
+    ("cplex", "clauses"): 8,
     ("pysdd", "clauses"): 8,
 }
 LICENCE_WHY = {
