@@ -74,6 +74,7 @@ BACKENDS: dict[str, Backend] = {
             "pysat",
             pip("pysat", "python-sat pindakaas", "pindakaas", "pysat"),
             "a SAT solver of python-sat, through CPMpy",
+            prefers="bool",
         ),
         Backend(
             "pysdd",

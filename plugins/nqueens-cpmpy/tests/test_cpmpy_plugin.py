@@ -296,3 +296,13 @@ def test_the_notebooks_cpmpy_section_runs_its_model() -> None:
     exec("".join(cell["source"]), scope)  # noqa: S102 - the repository's own notebook
     assert str(scope["mine"].status) == "no-solution" and scope["mine"].verified
     assert "my-queens" not in {r.solver.name for r in nq.solvers()}
+
+
+def test_auto_poses_what_each_backend_prefers() -> None:
+    """python-sat gets the Boolean grid (CPMpy's SAT encoding of the integer model took over 60 s at n = 32),
+    PySDD the clauses, the rest the integer model."""
+    from nqueens_cpmpy.adapter import Cpmpy
+
+    chosen = {backend: Cpmpy().model_of({"backend": backend, "model": "auto"}) for backend in ("pysat", "pysdd", "z3")}
+    assert chosen == {"pysat": "bool", "pysdd": "clauses", "z3": "int"}
+    assert Cpmpy().model_of({"backend": "pysat", "model": "int"}) == "int"  # a model given is the model posed
