@@ -306,3 +306,40 @@ def test_auto_poses_what_each_backend_prefers() -> None:
     chosen = {backend: Cpmpy().model_of({"backend": backend, "model": "auto"}) for backend in ("pysat", "pysdd", "z3")}
     assert chosen == {"pysat": "bool", "pysdd": "clauses", "z3": "int"}
     assert Cpmpy().model_of({"backend": "pysat", "model": "int"}) == "int"  # a model given is the model posed
+
+
+PLUGIN_MODULE = """
+import cpmpy as cp
+
+from nqueens_cpmpy import ModelSolver
+from nqueens_plugins import hookimpl
+
+
+def my_queens(problem):
+    n = problem.n
+    q = cp.intvar(0, n - 1, shape=(n,), name="q")
+    model = cp.Model(cp.AllDifferent(q), cp.AllDifferent(q + range(n)), cp.AllDifferent(q - range(n)))
+    model += [q[c] == r for c, r in problem.fixed.items()] + [q[c] != r for c, r in problem.blocked]
+    return model, q
+
+
+@hookimpl
+def nqueens_register_solvers(register):
+    register(ModelSolver("my-queens", my_queens))
+"""
+
+
+def test_a_users_model_as_an_entry_point_plugin(tmp_path: Path) -> None:
+    """The author's guide's form (docs/cpmpy.md): a module whose hook registers ``ModelSolver``, named by an
+    entry point of a distribution of its own, solved by name from the command line and verified."""
+    site = tmp_path / "site"
+    (site / "my_queens_plugin-0.1.dist-info").mkdir(parents=True)
+    (site / "my_queens_plugin.py").write_text(PLUGIN_MODULE)
+    info = site / "my_queens_plugin-0.1.dist-info"
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-queens-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[nqueens]\nmy-queens = my_queens_plugin\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), *sys.path]))
+    command = [sys.executable, "-m", "nqueens_plugins", "solve", "-s", "my-queens[backend=choco]", "-n", "8"]
+    out = subprocess.run([*command, "--fixed", "0:3"], capture_output=True, text=True, check=False, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "my-queens[backend=choco]" in out.stdout and "solved, verified" in out.stdout, out.stdout
