@@ -168,8 +168,9 @@ def test_a_missing_backend_is_one_line_naming_its_pip_install(monkeypatch: pytes
     with pytest.raises(BadInput, match=r"^cpmpy\[backend=exact\] needs exact: pip install 'nqueens-cpmpy\[exact\]'"):
         nq.solve("cpmpy[backend=exact]", 8)
     code = (
-        "import sys; sys.modules['exact'] = None; sys.argv = ['nqueens', 'solve', '-s', 'cpmpy[backend=exact]', "
-        "'-n', '8']; from nqueens_plugins.cli import main; main()"
+        "import runpy, sys; sys.modules['exact'] = None; "
+        "sys.argv = ['nqueens', 'solve', '-s', 'cpmpy[backend=exact]', '-n', '8']; "
+        "runpy.run_module('nqueens_plugins', run_name='__main__')"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 2, out.stderr
