@@ -1,6 +1,6 @@
 """The field's solver families side by side (issue 25): search, CP, SAT, ASP, MIP, SMT.
 
-    python benchmarks/families.py [--quick] [--limit SECONDS] [--out FILE] [--solvers SPECS]
+    python benchmarks/families.py [--quick] [--limit SECONDS] [--out FILE] [--solvers SPECS] [--cpmpy]
                                   [--sets asp,diagonals,plain] [--asp-every K]
                                   [--executor local|dask --scheduler ADDR]
 
@@ -55,6 +55,9 @@ DEFAULT_SOLVERS = (
     "z3",
     "minizinc",
 )
+# ``--cpmpy``: every CPMpy backend (plugins/nqueens-cpmpy) that runs here, beside the solvers above; each
+# backend is the one solver ``cpmpy``, so the table shows one row per backend (docs/cpmpy.md).
+CPMPY_BACKENDS = ("ortools", "choco", "exact", "pumpkin", "z3", "pysat", "gurobi", "cplex", "highs", "gcs", "minizinc")
 LINGELING_TOTAL = 6922.0  # seconds, the published run on the 400 ASP instances (2017 machine)
 LINGELING_DECIDED_IN_60 = 376  # of the 400, within 60 s in the published run
 
@@ -125,6 +128,10 @@ def installed(specs: Sequence[str]) -> tuple[list[str], list[str]]:
         variant = registry.variant(spec)
         if not variant.complete:
             notes.append(f"{spec}: not complete; left out")
+            continue
+        refused = variant.solver.precheck(8, variant.options)  # a backend or a program missing
+        if refused is not None:
+            notes.append(f"{spec}: {refused}")
             continue
         kept.append(spec)
     return kept, notes
@@ -334,6 +341,7 @@ def main() -> None:
     parser.add_argument("--out", default=None, help="the records file (default benchmarks/families[-quick].jsonl)")
     parser.add_argument("--solvers", default=",".join(DEFAULT_SOLVERS))
     parser.add_argument("--sets", default="asp,diagonals,plain")
+    parser.add_argument("--cpmpy", action="store_true", help="also every CPMpy backend that runs here (nqueens-cpmpy)")
     parser.add_argument(
         "--asp-every",
         type=int,
@@ -353,7 +361,10 @@ def main() -> None:
     )
     from nqueens_plugins.core.solver import split_specs
 
-    specs, notes = installed(split_specs(arguments.solvers))
+    wanted = split_specs(arguments.solvers)
+    if arguments.cpmpy:
+        wanted += [f"cpmpy[backend={backend}]" for backend in CPMPY_BACKENDS]
+    specs, notes = installed(wanted)
     for note in notes:
         print(f"note: {note}")
     asp = lingeling_answers() if ASP.exists() else {}

@@ -149,6 +149,10 @@ __all__ = [
 API = tuple(name for name in __all__ if name not in globals() and name not in HELPERS)
 
 
+def _without_cpmpy_plugin(*args: Any, **kwargs: Any) -> Any:
+    raise BadInput("nq.cpmpy_solver comes with the nqueens-cpmpy plugin: pip install nqueens-cpmpy")
+
+
 def __dir__() -> list[str]:
     """The promise (``__all__``), not this module's own imports: what ``dir(nq)`` and tab completion show."""
     return sorted(__all__)
@@ -161,6 +165,13 @@ def __getattr__(name: str) -> Any:
         return getattr(api, name)
     if name in HELPERS:
         return getattr(importlib.import_module(HELPERS[name]), name)
+    if (
+        name == "cpmpy_solver"
+    ):  # a user's CPMpy model as a solver: the nqueens-cpmpy plugin's (the host never imports CPMpy)
+        try:
+            return importlib.import_module("nqueens_cpmpy").cpmpy_solver
+        except ImportError:
+            return _without_cpmpy_plugin
     if name in MOVED_MODULES:
         warnings.warn(
             f"nqueens_plugins.{name} is now {MOVED_MODULES[name]}: the old name is deprecated since 0.2.0 and goes "

@@ -28,7 +28,7 @@ from nqueens_plugins.formats import records
 from nqueens_plugins.loading import host
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGINS = ("ortools", "constraint", "z3", "highs", "clingo", "choco", "pysat", "minizinc")
+PLUGINS = ("ortools", "constraint", "z3", "highs", "clingo", "choco", "pysat", "minizinc", "cpmpy")
 PLUGIN_FOLDERS = [ROOT / "plugins" / f"nqueens-{name}" for name in PLUGINS]
 DISTRIBUTIONS = ["nqueens-plugins", *(folder.name for folder in PLUGIN_FOLDERS)]
 # What a build leaves beside the sources, and numba's cache files: never part of a package.
