@@ -12,6 +12,7 @@ import dataclasses
 import enum
 import functools
 import hashlib
+import inspect
 import json
 import signal
 import threading
@@ -428,10 +429,17 @@ class Budget:
             yield stop
             return
         armed = True
+        own_frame = inspect.currentframe()
 
         def alarm(signum: int, frame: Any) -> None:
-            if armed:  # a timer that fires as the block ends must not raise outside it
-                raise OutOfTime
+            if not armed:  # a timer that fires as the block ends must not raise outside it
+                return
+            if frame is own_frame or (frame is not None and frame.f_code in _CONTEXT_MANAGER_CODE):
+                # Still arming or already disarming, outside the block: raised here, OutOfTime would leave the
+                # ``with`` statement instead of ending its block. Fire again a moment later, inside it.
+                signal.setitimer(signal.ITIMER_REAL, _ALARM_RETRY_SECONDS)
+                return
+            raise OutOfTime
 
         previous = signal.signal(signal.SIGALRM, alarm)
         signal.setitimer(signal.ITIMER_REAL, max(remaining, 1e-6))  # 0 would disarm it
@@ -443,6 +451,14 @@ class Budget:
             armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+
+
+# Where a SIGALRM finds the interpreter when it lands between arming the timer and entering the block (or
+# between the block's end and the disarming): contextlib's own frames around ``interrupting``'s generator.
+_CONTEXT_MANAGER_CODE = frozenset(
+    {contextlib._GeneratorContextManager.__enter__.__code__, contextlib._GeneratorContextManager.__exit__.__code__}
+)
+_ALARM_RETRY_SECONDS = 1e-3
 
 
 class OutOfTime(BaseException):
