@@ -23,12 +23,15 @@ counts against OEIS when it counts; the same seed gives the same answer, over
 isolated, so a solver that ignores it is killed and reported, not waited for; one
 that declares ``stops_at_budget = False`` must instead be stopped cleanly by the
 host); fixed queens honoured when supported; blocked squares honoured when
-supported (``supports_blocked``); every no-solution claim certified by a proof the
+supported (``supports_blocked``); instances with no solution on their face (attacking
+fixed queens, a row all blocked, a fixed queen on a blocked square) answered "none
+exists", never with a board; every no-solution claim certified by a proof the
 host's checker accepts, when the solver says it certifies (``certifies``).
 
 A check that does not apply to the solver is *skipped*, saying why, never passed:
 no-solution-when-complete for a solver that is not complete, counts for one that
 does not count, fixed-queens and blocked-squares for one that does not take them,
+impossible-instances for one that takes neither,
 certificates for one that does not certify.
 
 Every board a check asks for goes through the solver's ``precheck`` first, as the
@@ -60,7 +63,7 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
 from nqueens_plugins.execution.judge import CountResult, Result
-from nqueens_plugins.execution.tasks import check_runnable
+from nqueens_plugins.execution.tasks import check_countable, check_runnable
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.host import package_version
@@ -283,6 +286,67 @@ def check_blocked_squares(variant: Variant) -> None:
             assert result.status != "no-solution", "an incomplete solver claimed no-solution"
 
 
+# Three 8x8 instances no board answers, each impossible in a way a model that copies what it is given
+# would miss; the verifier knows each on its face (core/verify.instance_contradiction). Every one can be
+# posed: a Problem takes attacking fixed queens and a fixed queen on a blocked square (as CSPLib's files
+# may hold them), and refuses only what is off the board.
+ATTACKING_FIXED = {0: 0, 1: 1}  # two queens on one diagonal: `--fixed 0:0,1:1`, which a plugin once copied
+FULL_ROW = [(column, 5) for column in range(8)]  # no column may use row 5, so 8 queens share 7 rows
+FIXED_ON_BLOCKED = ({5: 6}, [(5, 6)])  # KNOWN_SOLUTION's own queen in column 5, its square blocked
+
+
+def impossible_instances(variant: Variant) -> list[tuple[str, Problem]]:
+    """(what makes it impossible, the instance) for each impossible instance the solver takes:
+    fixed queens for ``supports_fixed``, blocked squares for ``supports_blocked``, both for the third."""
+    fixed = getattr(variant.solver, "supports_fixed", False)
+    blocked = getattr(variant.solver, "supports_blocked", False)
+    if not (fixed or blocked):
+        raise CheckSkipped("it takes neither fixed queens nor blocked squares, so it cannot be asked the impossible")
+    posed = []
+    if fixed:
+        posed.append(("fixed queens 0:0 and 1:1 attack each other", make_problem(8, fixed=ATTACKING_FIXED)))
+    if blocked:
+        posed.append(("every square of row 5 is blocked", make_problem(8, blocked=FULL_ROW)))
+    if fixed and blocked:
+        queens, squares = FIXED_ON_BLOCKED
+        posed.append(("fixed queen 5:6 stands on a blocked square", make_problem(8, fixed=queens, blocked=squares)))
+    kept = taken(variant, [problem for _, problem in posed], "the impossible 8x8 instances")
+    return [(why, problem) for why, problem in posed if problem in kept]
+
+
+def check_impossible_instances(variant: Variant) -> None:
+    """Asked an instance with no solution on its face, a solver answers that none exists (a complete one
+    must; an incomplete one may give up or run out of time, honestly), and never claims a board: a plugin
+    that copies its fixed queens, or its blocked squares, without checking them fails here, not later in a
+    user's run. A solver that counts counts 0. Every failing instance is named on the one line."""
+    broken = []
+    for why, problem in impossible_instances(variant):
+        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=11))
+        wanted = ("no-solution",) if variant.complete else ("gave-up", "timed-out")
+        if result.queens is not None or result.status in ("solved", "invalid"):
+            broken.append(f"{why}, yet it answered a board ({result.status}: {result.reason})")
+        elif result.status not in wanted:
+            kind = "a complete" if variant.complete else "an incomplete"
+            broken.append(
+                f"{why}: {kind} solver answered {result.status}, not {' or '.join(wanted)}"
+                + (f" ({result.reason})" if result.reason else "")
+            )
+        if variant.counts and refusal_to_count(variant, problem) is None:
+            counted = count(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
+            if counted.solutions != 0 or counted.verified is not True:
+                broken.append(f"{why}, yet it counted {counted.solutions} ({counted.status}: {counted.reason})")
+    assert not broken, "no solution exists: " + "; ".join(broken)
+
+
+def refusal_to_count(variant: Variant, problem: Problem) -> str | None:
+    """Why the host would refuse to count ``problem`` with ``variant``, or None."""
+    try:
+        check_countable(variant, problem, unique=False)
+    except BadInput as refused:
+        return str(refused)
+    return None
+
+
 def check_certificates(variant: Variant) -> None:
     """A solver that says it certifies (``Solver.certifies``, ``can_certify``) proves each no-solution it claims
     with a certificate the host's checker accepts (n = 2 and 3, and the blocked and fixed instances it takes
@@ -317,6 +381,7 @@ CHECKS: dict[str, Callable[[Variant], None]] = {
     "budget-honoured": check_budget_honoured,
     "fixed-queens": check_fixed_queens,
     "blocked-squares": check_blocked_squares,
+    "impossible-instances": check_impossible_instances,
     "certificates": check_certificates,
 }
 
