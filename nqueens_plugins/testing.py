@@ -231,13 +231,20 @@ def kill_grace() -> float:
     return min(MAX_KILL_GRACE, max(KILL_GRACE, 2 * KILL_GRACE / cpu_share()))
 
 
+def patient_executor() -> LocalExecutor:
+    """One worker that kills a run ``kill_grace()`` past its limit, measured now: for a test that holds a
+    solver to stopping itself at its budget (``"killed after" not in result.reason``) on a machine of any load.
+    Use it as a context manager, and pass it as ``executor=``."""
+    return LocalExecutor(1, kill_grace=kill_grace())
+
+
 def check_budget_honoured(variant: Variant) -> None:
     """The solver returns by itself once its budget is spent; or, when it declares it never does
     (``stops_at_budget = False``), the host stops it at the limit and the next run still works."""
     problem = budget_probe(variant)
     n = problem.n
-    grace = kill_grace()
-    with LocalExecutor(1, kill_grace=grace) as executor:
+    with patient_executor() as executor:
+        grace = executor.kill_grace
         result = api.solve(variant, problem, limits=Limits(timeout=BUDGET_PROBE_TIMEOUT), executor=executor)
     if variant.solver.stops_itself(variant.options) is False:
         assert result.status != "error" and result.status != "invalid", f"n={n}: {result.status}: {result.reason}"
