@@ -499,8 +499,9 @@ def race(
     from nqueens_plugins import api
     from nqueens_plugins.views.report import race_summary
 
+    problem = api.problem_of(size, instance, fixed, blocked)  # before the note, as solve's: a bad board is one line
     with elapsed_on_terminal(f"racing {spec}"):
-        raced = api.race(spec, size, instance=instance, fixed=fixed, blocked=blocked, limits=limits)
+        raced = api.race(spec, problem, limits=limits)
     if as_json:
         click.echo(strict_json(raced.to_dict()))
     else:
