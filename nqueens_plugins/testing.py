@@ -30,6 +30,10 @@ fixed queens, a row all blocked, a fixed queen on a blocked square) answered "no
 exists", never with a board; every no-solution claim certified by a proof the
 host's checker accepts, when the solver says it certifies (``certifies``).
 
+Each small solve or count a check makes has ``SOLVE_TIMEOUT`` seconds on a quiet machine, stretched by the
+load a short busy loop measures (``solve_limit``): the kit's margins are measured, never a constant, so a
+busy machine fails no honest solver.
+
 A check that does not apply to the solver is *skipped*, saying why, never passed:
 no-solution-when-complete for a solver that is not complete, counts for one that
 does not count, fixed-queens and blocked-squares for one that does not take them,
@@ -79,7 +83,8 @@ if TYPE_CHECKING:
 
 SIZES = range(1, 11)
 FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
-SOLVE_TIMEOUT = 20.0
+SOLVE_TIMEOUT = 20.0  # seconds for one small solve or count, on a quiet machine (``solve_limit``)
+MAX_SOLVE_TIMEOUT = 600.0  # however busy the machine
 BUDGET_PROBE_TIMEOUT = 0.5
 YARDSTICK_SECONDS = 0.2  # the busy loop that measures this machine's load before a budget probe
 MAX_KILL_GRACE = 30.0  # seconds: a probe killed no later than this past its budget, however busy the machine
@@ -141,7 +146,7 @@ def check_registration(variant: Variant) -> None:
 def check_solves_small_boards(variant: Variant) -> None:
     for problem in taken(variant, [make_problem(n) for n in SIZES], f"every n from {SIZES[0]} to {SIZES[-1]}"):
         n = problem.n
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=n))
+        result = run(variant, problem, Limits(timeout=solve_limit(), seed=n))
         assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
         if result.status == "solved":
             assert result.verified is True, f"n={n}: solved but not verified"
@@ -159,7 +164,7 @@ def check_no_solution_when_complete(variant: Variant) -> None:
         )
     for problem in taken(variant, [make_problem(2), make_problem(3)], "n = 2 and 3"):
         n = problem.n
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
+        result = run(variant, problem, Limits(timeout=solve_limit()))
         assert result.status == "no-solution" and result.verified, (
             f"n={n}: a complete solver answered {result.status}, not a verified no-solution"
             + (f" ({result.reason})" if result.reason else "")
@@ -171,7 +176,7 @@ def check_counts(variant: Variant) -> None:
         raise CheckSkipped("it does not count (not a complete counting solver)")
     for problem in taken(variant, [make_problem(n) for n in range(1, 9)], "every n from 1 to 8"):
         n = problem.n
-        result = count(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
+        result = count(variant, problem, Limits(timeout=solve_limit()))
         assert result.verified is True, (
             f"n={n}: counted {result.solutions}, expected {known_count(n)} ({result.reason})"
         )
@@ -185,9 +190,9 @@ def check_same_seed_same_answer(variant: Variant) -> None:
     def answer(result: Result) -> tuple[str, list[int] | None]:
         return str(result.status), None if result.queens is None else [int(q) for q in result.queens]
 
-    first = answer(run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=7)))
+    first = answer(run(variant, problem, Limits(timeout=solve_limit(), seed=7)))
     for repeat in range(2, REPEATS + 1):
-        again = answer(run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=7)))
+        again = answer(run(variant, problem, Limits(timeout=solve_limit(), seed=7)))
         assert again == first, (
             f"n={problem.n}: the same seed gave a different answer in run {repeat} of {REPEATS} "
             f"({again[0]} {again[1]}, not {first[0]} {first[1]})"
@@ -223,6 +228,21 @@ def cpu_share(seconds: float = YARDSTICK_SECONDS) -> float:
     return max(time.thread_time() - cpu, 1e-3) / (time.perf_counter() - wall)
 
 
+@functools.cache
+def load_factor(minute: int) -> float:
+    """How many times slower than a quiet core this process runs now (1 / ``cpu_share()``, at least 1), measured
+    once a ``minute`` (the argument is the clock's: load comes and goes, and 30 same-seed runs need not pay a
+    busy loop each)."""
+    return max(1.0, 1.0 / cpu_share())
+
+
+def solve_limit() -> float:
+    """A check's time limit for one small solve or count: ``SOLVE_TIMEOUT`` on a quiet machine, stretched by
+    the load measured now (``load_factor``), at most ``MAX_SOLVE_TIMEOUT``: an honest solver is never failed
+    for the machine it ran on; one that hangs still ends."""
+    return min(MAX_SOLVE_TIMEOUT, SOLVE_TIMEOUT * load_factor(int(time.monotonic() // 60)))
+
+
 def kill_grace() -> float:
     """How long past its budget the probe's run may go before it is killed: the host's ``KILL_GRACE`` twice over,
     stretched by the share of a core this machine gives now (a yardstick measured at each probe, never a
@@ -249,7 +269,7 @@ def check_budget_honoured(variant: Variant) -> None:
     if variant.solver.stops_itself(variant.options) is False:
         assert result.status != "error" and result.status != "invalid", f"n={n}: {result.status}: {result.reason}"
         small = taken(variant, [make_problem(n) for n in (8, 6, 5, 4)], "every board from 4 to 8")[0]
-        after = run(variant, small, Limits(timeout=SOLVE_TIMEOUT))
+        after = run(variant, small, Limits(timeout=solve_limit()))
         assert after.status not in ("error", "invalid"), (
             f"after the host stopped it at its limit, the next run failed: {after.status}: {after.reason}"
         )
@@ -268,7 +288,7 @@ def check_fixed_queens(variant: Variant) -> None:
     if not variant.solver.supports_fixed:
         raise CheckSkipped("it does not take fixed queens (supports_fixed = False; the host refuses them for it)")
     (problem,) = taken(variant, [make_problem(8, FIXED)], "the 8x8 completion instance")
-    result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=3))
+    result = run(variant, problem, Limits(timeout=solve_limit(), seed=3))
     assert result.status not in ("invalid", "error"), f"{result.status}: {result.reason}"
     if variant.complete:
         assert result.status == "solved", f"a complete solver answered {result.status} on a solvable completion"
@@ -310,7 +330,7 @@ def check_blocked_squares(variant: Variant) -> None:
     for problem, solvable in ((satisfiable, True), (unsatisfiable, False), (empty_column, False)):
         if problem not in asked:
             continue
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=5))
+        result = run(variant, problem, Limits(timeout=solve_limit(), seed=5))
         assert result.status not in ("invalid", "error"), f"n={problem.n} blocked: {result.status}: {result.reason}"
         if variant.complete:
             wanted = "solved" if solvable else "no-solution"
@@ -356,7 +376,7 @@ def check_impossible_instances(variant: Variant) -> None:
     user's run. A solver that counts counts 0. Every failing instance is named on the one line."""
     broken = []
     for why, problem in impossible_instances(variant):
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=11))
+        result = run(variant, problem, Limits(timeout=solve_limit(), seed=11))
         wanted = ("no-solution",) if variant.complete else ("gave-up", "timed-out")
         if result.queens is not None or result.status in ("solved", "invalid"):
             broken.append(f"{why}, yet it answered a board ({result.status}: {result.reason})")
@@ -367,7 +387,7 @@ def check_impossible_instances(variant: Variant) -> None:
                 + (f" ({result.reason})" if result.reason else "")
             )
         if variant.counts and refusal_to_count(variant, problem) is None:
-            counted = count(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
+            counted = count(variant, problem, Limits(timeout=solve_limit()))
             if counted.solutions != 0 or counted.verified is not True:
                 broken.append(f"{why}, yet it counted {counted.solutions} ({counted.status}: {counted.reason})")
     assert not broken, "no solution exists: " + "; ".join(broken)
@@ -396,7 +416,7 @@ def check_certificates(variant: Variant) -> None:
         none_exists.append(make_problem(10, blocked=diagonal_squares(10, EXCLUDED_UNSATISFIABLE)))
     if variant.solver.supports_fixed:
         none_exists.append(make_problem(4, fixed={0: 0}))  # neither of n = 4's two solutions has it
-    limits = Limits(timeout=SOLVE_TIMEOUT, seed=3, certify="always")
+    limits = Limits(timeout=solve_limit(), seed=3, certify="always")
     for problem in taken(variant, none_exists, "the instances without a solution"):
         result = run(variant, problem, limits)
         assert result.status == "no-solution" and result.certificate == "certified", (
