@@ -368,8 +368,9 @@ def test_a_split_count_does_not_pay_for_its_workers_preparation(fake_distributio
             executor=executor,
             progress=lambda d, t: pieces.append(t),
         )
-    assert pieces and pieces[0] > 2  # it was split
-    assert result.status == "solved" and result.solutions == 14_200 and result.verified, result.reason
+    why = f"{result.status}: {result.reason} (limit {limit:.1f} s, a worker's start {worker_start:.1f} s)"
+    assert pieces and pieces[0] > 2, why  # it was split
+    assert result.status == "solved" and result.solutions == 14_200 and result.verified, why
     # the plan's worker, then the other: each slept past the whole limit
     assert result.prepare_seconds is not None and result.prepare_seconds >= 2 * (limit + 1.0)
 
