@@ -20,15 +20,24 @@ solver must solve every n but 2 and 3; an incomplete one may give up but never
 return a wrong answer or raise); no-solution for n = 2 and 3 when complete;
 counts against OEIS when it counts; the same seed gives the same answer, over
 ``REPEATS`` runs; the time budget is honoured while the solver searches (run
-isolated, so a solver that ignores it is killed and reported, not waited for; one
+isolated, so a solver that ignores it is killed and reported, not waited for: killed
+a grace past its budget that a busy loop measures against the machine's load, so a
+busy machine fails no solver that returns at its budget; one
 that declares ``stops_at_budget = False`` must instead be stopped cleanly by the
 host); fixed queens honoured when supported; blocked squares honoured when
-supported (``supports_blocked``); every no-solution claim certified by a proof the
+supported (``supports_blocked``); instances with no solution on their face (attacking
+fixed queens, a row all blocked, a fixed queen on a blocked square) answered "none
+exists", never with a board; every no-solution claim certified by a proof the
 host's checker accepts, when the solver says it certifies (``certifies``).
+
+Each small solve or count a check makes has ``SOLVE_TIMEOUT`` seconds on a quiet machine, stretched by the
+load a short busy loop measures (``solve_limit``): the kit's margins are measured, never a constant, so a
+busy machine fails no honest solver.
 
 A check that does not apply to the solver is *skipped*, saying why, never passed:
 no-solution-when-complete for a solver that is not complete, counts for one that
 does not count, fixed-queens and blocked-squares for one that does not take them,
+impossible-instances for one that takes neither,
 certificates for one that does not certify.
 
 Every board a check asks for goes through the solver's ``precheck`` first, as the
@@ -45,6 +54,7 @@ kit's internals to it).
 from __future__ import annotations
 
 import functools
+import time
 import warnings
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -60,7 +70,9 @@ from nqueens_plugins.core.problem import Problem
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import known_count
 from nqueens_plugins.execution.answers import CountResult, Result
-from nqueens_plugins.execution.tasks import check_runnable
+from nqueens_plugins.execution.local import LocalExecutor
+from nqueens_plugins.execution.tasks import check_countable, check_runnable
+from nqueens_plugins.execution.worker_handle import KILL_GRACE
 from nqueens_plugins.formats.inputs import make_problem
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.host import package_version
@@ -71,8 +83,11 @@ if TYPE_CHECKING:
 
 SIZES = range(1, 11)
 FIXED = {0: 2, 3: 1}  # an 8x8 completion instance with solutions
-SOLVE_TIMEOUT = 20.0
+SOLVE_TIMEOUT = 20.0  # seconds for one small solve or count, on a quiet machine (``solve_limit``)
+MAX_SOLVE_TIMEOUT = 600.0  # however busy the machine
 BUDGET_PROBE_TIMEOUT = 0.5
+YARDSTICK_SECONDS = 0.2  # the busy loop that measures this machine's load before a budget probe
+MAX_KILL_GRACE = 30.0  # seconds: a probe killed no later than this past its budget, however busy the machine
 # Same-seed runs compared: an answer that differs once in six runs (thread order inside a
 # library) passes all of them with probability (5/6)^29, under 0.5 %.
 REPEATS = 30
@@ -131,7 +146,7 @@ def check_registration(variant: Variant) -> None:
 def check_solves_small_boards(variant: Variant) -> None:
     for problem in taken(variant, [make_problem(n) for n in SIZES], f"every n from {SIZES[0]} to {SIZES[-1]}"):
         n = problem.n
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=n))
+        result = run(variant, problem, Limits(timeout=solve_limit(), seed=n))
         assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
         if result.status == "solved":
             assert result.verified is True, f"n={n}: solved but not verified"
@@ -149,7 +164,7 @@ def check_no_solution_when_complete(variant: Variant) -> None:
         )
     for problem in taken(variant, [make_problem(2), make_problem(3)], "n = 2 and 3"):
         n = problem.n
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
+        result = run(variant, problem, Limits(timeout=solve_limit()))
         assert result.status == "no-solution" and result.verified, (
             f"n={n}: a complete solver answered {result.status}, not a verified no-solution"
             + (f" ({result.reason})" if result.reason else "")
@@ -161,7 +176,7 @@ def check_counts(variant: Variant) -> None:
         raise CheckSkipped("it does not count (not a complete counting solver)")
     for problem in taken(variant, [make_problem(n) for n in range(1, 9)], "every n from 1 to 8"):
         n = problem.n
-        result = count(variant, problem, Limits(timeout=SOLVE_TIMEOUT))
+        result = count(variant, problem, Limits(timeout=solve_limit()))
         assert result.verified is True, (
             f"n={n}: counted {result.solutions}, expected {known_count(n)} ({result.reason})"
         )
@@ -175,9 +190,9 @@ def check_same_seed_same_answer(variant: Variant) -> None:
     def answer(result: Result) -> tuple[str, list[int] | None]:
         return str(result.status), None if result.queens is None else [int(q) for q in result.queens]
 
-    first = answer(run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=7)))
+    first = answer(run(variant, problem, Limits(timeout=solve_limit(), seed=7)))
     for repeat in range(2, REPEATS + 1):
-        again = answer(run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=7)))
+        again = answer(run(variant, problem, Limits(timeout=solve_limit(), seed=7)))
         assert again == first, (
             f"n={problem.n}: the same seed gave a different answer in run {repeat} of {REPEATS} "
             f"({again[0]} {again[1]}, not {first[0]} {first[1]})"
@@ -203,25 +218,68 @@ def budget_probe(variant: Variant) -> Problem:
     return taken(variant, [make_problem(n) for n in sorted(set(sizes), reverse=True)], "every board up to 4000")[0]
 
 
+def cpu_share(seconds: float = YARDSTICK_SECONDS) -> float:
+    """The share of a core this process is given now: the CPU time a busy loop gets over the wall time it runs.
+    About 1 on a quiet machine; 0.2 with two busy loops beside it on two cores; less under ``nice``. A worker
+    this process starts shares its lot (the same machine, the same nice value)."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    while time.perf_counter() - wall < seconds:
+        sum(range(1000))
+    return max(time.thread_time() - cpu, 1e-3) / (time.perf_counter() - wall)
+
+
+@functools.cache
+def load_factor(minute: int) -> float:
+    """How many times slower than a quiet core this process runs now (1 / ``cpu_share()``, at least 1), measured
+    once a ``minute`` (the argument is the clock's: load comes and goes, and 30 same-seed runs need not pay a
+    busy loop each)."""
+    return max(1.0, 1.0 / cpu_share())
+
+
+def solve_limit() -> float:
+    """A check's time limit for one small solve or count: ``SOLVE_TIMEOUT`` on a quiet machine, stretched by
+    the load measured now (``load_factor``), at most ``MAX_SOLVE_TIMEOUT``: an honest solver is never failed
+    for the machine it ran on; one that hangs still ends."""
+    return min(MAX_SOLVE_TIMEOUT, SOLVE_TIMEOUT * load_factor(int(time.monotonic() // 60)))
+
+
+def kill_grace() -> float:
+    """How long past its budget the probe's run may go before it is killed: the host's ``KILL_GRACE`` twice over,
+    stretched by the share of a core this machine gives now (a yardstick measured at each probe, never a
+    constant): a solver that returns at its budget gets the CPU time to say so, however busy the machine; one
+    that ignores its budget is killed all the same (at most ``MAX_KILL_GRACE`` later)."""
+    return min(MAX_KILL_GRACE, max(KILL_GRACE, 2 * KILL_GRACE / cpu_share()))
+
+
+def patient_executor() -> LocalExecutor:
+    """One worker that kills a run ``kill_grace()`` past its limit, measured now: for a test that holds a
+    solver to stopping itself at its budget (``"killed after" not in result.reason``) on a machine of any load.
+    Use it as a context manager, and pass it as ``executor=``."""
+    return LocalExecutor(1, kill_grace=kill_grace())
+
+
 def check_budget_honoured(variant: Variant) -> None:
     """The solver returns by itself once its budget is spent; or, when it declares it never does
     (``stops_at_budget = False``), the host stops it at the limit and the next run still works."""
     problem = budget_probe(variant)
     n = problem.n
-    result = run(variant, problem, Limits(timeout=BUDGET_PROBE_TIMEOUT))
+    with patient_executor() as executor:
+        grace = executor.kill_grace
+        result = api.solve(variant, problem, limits=Limits(timeout=BUDGET_PROBE_TIMEOUT), executor=executor)
     if variant.solver.stops_itself(variant.options) is False:
         assert result.status != "error" and result.status != "invalid", f"n={n}: {result.status}: {result.reason}"
         small = taken(variant, [make_problem(n) for n in (8, 6, 5, 4)], "every board from 4 to 8")[0]
-        after = run(variant, small, Limits(timeout=SOLVE_TIMEOUT))
+        after = run(variant, small, Limits(timeout=solve_limit()))
         assert after.status not in ("error", "invalid"), (
             f"after the host stopped it at its limit, the next run failed: {after.status}: {after.reason}"
         )
         return
-    # Only the solver's own return, before the kill 0.5 s past the budget, keeps this out of
-    # the reason: a statement about the plugin, not about how fast this machine is today.
+    # Only the solver's own return, before the kill a measured grace past the budget, keeps this out of
+    # the reason: a statement about the plugin, not about how busy this machine is today.
     assert "killed after" not in (result.reason or ""), (
-        f"n={n}: ignored a {BUDGET_PROBE_TIMEOUT} s budget and was killed (a library with no time limit: "
-        "wrap its call in budget.interrupting(), or declare stops_at_budget = False; see the author's guide)"
+        f"n={n}: ignored a {BUDGET_PROBE_TIMEOUT} s budget and was killed {grace:.2g} s past it (a library with "
+        "no time limit: wrap its call in budget.interrupting(), or declare stops_at_budget = False; see the "
+        "author's guide)"
     )
     assert result.status not in ("invalid", "error"), f"n={n}: {result.status}: {result.reason}"
 
@@ -230,7 +288,7 @@ def check_fixed_queens(variant: Variant) -> None:
     if not variant.solver.supports_fixed:
         raise CheckSkipped("it does not take fixed queens (supports_fixed = False; the host refuses them for it)")
     (problem,) = taken(variant, [make_problem(8, FIXED)], "the 8x8 completion instance")
-    result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=3))
+    result = run(variant, problem, Limits(timeout=solve_limit(), seed=3))
     assert result.status not in ("invalid", "error"), f"{result.status}: {result.reason}"
     if variant.complete:
         assert result.status == "solved", f"a complete solver answered {result.status} on a solvable completion"
@@ -272,7 +330,7 @@ def check_blocked_squares(variant: Variant) -> None:
     for problem, solvable in ((satisfiable, True), (unsatisfiable, False), (empty_column, False)):
         if problem not in asked:
             continue
-        result = run(variant, problem, Limits(timeout=SOLVE_TIMEOUT, seed=5))
+        result = run(variant, problem, Limits(timeout=solve_limit(), seed=5))
         assert result.status not in ("invalid", "error"), f"n={problem.n} blocked: {result.status}: {result.reason}"
         if variant.complete:
             wanted = "solved" if solvable else "no-solution"
@@ -281,6 +339,67 @@ def check_blocked_squares(variant: Variant) -> None:
             )
         else:
             assert result.status != "no-solution", "an incomplete solver claimed no-solution"
+
+
+# Three 8x8 instances no board answers, each impossible in a way a model that copies what it is given
+# would miss; the verifier knows each on its face (core/verify.instance_contradiction). Every one can be
+# posed: a Problem takes attacking fixed queens and a fixed queen on a blocked square (as CSPLib's files
+# may hold them), and refuses only what is off the board.
+ATTACKING_FIXED = {0: 0, 1: 1}  # two queens on one diagonal: `--fixed 0:0,1:1`, which a plugin once copied
+FULL_ROW = [(column, 5) for column in range(8)]  # no column may use row 5, so 8 queens share 7 rows
+FIXED_ON_BLOCKED = ({5: 6}, [(5, 6)])  # KNOWN_SOLUTION's own queen in column 5, its square blocked
+
+
+def impossible_instances(variant: Variant) -> list[tuple[str, Problem]]:
+    """(what makes it impossible, the instance) for each impossible instance the solver takes:
+    fixed queens for ``supports_fixed``, blocked squares for ``supports_blocked``, both for the third."""
+    fixed = getattr(variant.solver, "supports_fixed", False)
+    blocked = getattr(variant.solver, "supports_blocked", False)
+    if not (fixed or blocked):
+        raise CheckSkipped("it takes neither fixed queens nor blocked squares, so it cannot be asked the impossible")
+    posed = []
+    if fixed:
+        posed.append(("fixed queens 0:0 and 1:1 attack each other", make_problem(8, fixed=ATTACKING_FIXED)))
+    if blocked:
+        posed.append(("every square of row 5 is blocked", make_problem(8, blocked=FULL_ROW)))
+    if fixed and blocked:
+        queens, squares = FIXED_ON_BLOCKED
+        posed.append(("fixed queen 5:6 stands on a blocked square", make_problem(8, fixed=queens, blocked=squares)))
+    kept = taken(variant, [problem for _, problem in posed], "the impossible 8x8 instances")
+    return [(why, problem) for why, problem in posed if problem in kept]
+
+
+def check_impossible_instances(variant: Variant) -> None:
+    """Asked an instance with no solution on its face, a solver answers that none exists (a complete one
+    must; an incomplete one may give up or run out of time, honestly), and never claims a board: a plugin
+    that copies its fixed queens, or its blocked squares, without checking them fails here, not later in a
+    user's run. A solver that counts counts 0. Every failing instance is named on the one line."""
+    broken = []
+    for why, problem in impossible_instances(variant):
+        result = run(variant, problem, Limits(timeout=solve_limit(), seed=11))
+        wanted = ("no-solution",) if variant.complete else ("gave-up", "timed-out")
+        if result.queens is not None or result.status in ("solved", "invalid"):
+            broken.append(f"{why}, yet it answered a board ({result.status}: {result.reason})")
+        elif result.status not in wanted:
+            kind = "a complete" if variant.complete else "an incomplete"
+            broken.append(
+                f"{why}: {kind} solver answered {result.status}, not {' or '.join(wanted)}"
+                + (f" ({result.reason})" if result.reason else "")
+            )
+        if variant.counts and refusal_to_count(variant, problem) is None:
+            counted = count(variant, problem, Limits(timeout=solve_limit()))
+            if counted.solutions != 0 or counted.verified is not True:
+                broken.append(f"{why}, yet it counted {counted.solutions} ({counted.status}: {counted.reason})")
+    assert not broken, "no solution exists: " + "; ".join(broken)
+
+
+def refusal_to_count(variant: Variant, problem: Problem) -> str | None:
+    """Why the host would refuse to count ``problem`` with ``variant``, or None."""
+    try:
+        check_countable(variant, problem, unique=False)
+    except BadInput as refused:
+        return str(refused)
+    return None
 
 
 def check_certificates(variant: Variant) -> None:
@@ -297,7 +416,7 @@ def check_certificates(variant: Variant) -> None:
         none_exists.append(make_problem(10, blocked=diagonal_squares(10, EXCLUDED_UNSATISFIABLE)))
     if variant.solver.supports_fixed:
         none_exists.append(make_problem(4, fixed={0: 0}))  # neither of n = 4's two solutions has it
-    limits = Limits(timeout=SOLVE_TIMEOUT, seed=3, certify="always")
+    limits = Limits(timeout=solve_limit(), seed=3, certify="always")
     for problem in taken(variant, none_exists, "the instances without a solution"):
         result = run(variant, problem, limits)
         assert result.status == "no-solution" and result.certificate == "certified", (
@@ -317,6 +436,7 @@ CHECKS: dict[str, Callable[[Variant], None]] = {
     "budget-honoured": check_budget_honoured,
     "fixed-queens": check_fixed_queens,
     "blocked-squares": check_blocked_squares,
+    "impossible-instances": check_impossible_instances,
     "certificates": check_certificates,
 }
 

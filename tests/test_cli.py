@@ -308,3 +308,23 @@ def test_the_command_has_a_name_of_its_own_and_runs_as_a_module(tmp_path: Path) 
             cwd=tmp_path,
         )
         assert solved.returncode == 0 and json.loads(solved.stdout)["status"] == "solved"
+
+
+def test_a_board_refused_after_a_long_read_is_still_one_line(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "still at work" note waits for the solve itself: on a busy machine a 4 GiB archive bomb took over 3 s
+    to refuse, and the note came first (two lines for one bad input). Here the note is due at once and reading
+    the board takes 0.3 s."""
+    import time
+
+    from nqueens_plugins import api, cli
+
+    monkeypatch.setattr(cli.elapsed_on_terminal.__wrapped__, "__defaults__", (0.01, None))  # type: ignore[attr-defined]
+    board = api.problem_of
+
+    def slow_board(*args: object, **kwargs: object) -> object:
+        time.sleep(0.3)
+        return board(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "problem_of", slow_board)
+    code, _, err = run_cli("solve", "-s", "min-conflicts", "-n", "0")
+    assert code == 2 and err.strip().splitlines() == ["nqueens: error: board size must be at least 1, not 0"], err

@@ -22,6 +22,7 @@ from nqueens_plugins.loading import host
 from nqueens_plugins.testing import CheckSkipped, check_blocked_squares
 
 DATA = Path(__file__).parent / "data"
+# The whole published set, when it is beside the repository; the tests run from DATA without it.
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "csplib"
 ASP_SAT = DATA / "blockedqueens.28.1449787894.param"
 ASP_UNSAT = DATA / "blockedqueens.28.1449787798.param"
@@ -60,12 +61,15 @@ def test_excluded_diagonals_take_the_first_d_pairs() -> None:
 
 
 def test_archives_stand_for_their_files() -> None:
-    archive = SHARED / "excluded-diagonals" / "diag-10.tar.gz"
-    if not archive.exists():
-        pytest.skip("../shared/csplib is not beside the repository")
-    problems = instances.load(f"{archive}@5")
-    assert len(problems) == 1000
-    assert problems[0].source == "diag-10.tar.gz:diag-10/diag-10-4-1.param@5"
+    """CSPLib's own archive (a copy in DATA), and every other archive of the whole set when it is beside us."""
+    shared = sorted((SHARED / "excluded-diagonals").glob("diag-*.tar.gz"))
+    for archive in [DATA / "diag-10.tar.gz", *shared]:
+        n = int(archive.name.removeprefix("diag-").removesuffix(".tar.gz"))
+        problems = instances.load(f"{archive}@5")
+        assert len(problems) == 1000 and {problem.n for problem in problems} == {n}
+        assert problems[0].source == f"diag-{n}.tar.gz:diag-{n}/diag-{n}-4-1.param@5"
+    one = instances.load(f"{DATA / 'diag-10.tar.gz'}@3")[0]
+    assert one.blocked == instances.load_one(f"{DIAG}@3").blocked  # the archive's file is DATA's
 
 
 @st.composite

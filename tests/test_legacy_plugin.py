@@ -37,6 +37,7 @@ KIT_CHECKS = {
     "budget-honoured",
     "fixed-queens",
     "blocked-squares",
+    "impossible-instances",
     "certificates",
 }
 # The author's tests that give limits as keywords, and the refusal they may meet while the host does not take them.

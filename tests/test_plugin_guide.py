@@ -70,10 +70,10 @@ def test_the_guides_plugin_installs_counts_and_passes_the_kit(tmp_path: Path) ->
     )
     assert kit.returncode == 0, kit.stdout + kit.stderr
     # The guide shows the kit's output as it is: one collected test per check, named by solver and check.
-    assert "collected 9 items" in kit.stdout and "collected 9 items" in GUIDE.read_text(encoding="utf-8")
+    assert "collected 10 items" in kit.stdout and "collected 10 items" in GUIDE.read_text(encoding="utf-8")
     assert verdicts(kit.stdout) == verdicts(GUIDE.read_text(encoding="utf-8"))
     found = dict(verdicts(kit.stdout))
-    assert len(found) == 9 and found.pop("nqueens-contract::permutations::certificates") == "SKIPPED"
+    assert len(found) == 10 and found.pop("nqueens-contract::permutations::certificates") == "SKIPPED"
     assert set(found.values()) == {"PASSED"}
 
 
@@ -84,7 +84,7 @@ def verdicts(text: str) -> list[tuple[str, str]]:
 
 
 def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution) -> None:
-    """The how-to's library and its wrapper, pasted: every check passes but the three it opts out of,
+    """The how-to's library and its wrapper, pasted: every check passes but the four it opts out of,
     skipped (it takes no fixed queens and no blocked squares, and writes no certificates)."""
     from nqueens_plugins.testing import contract_report
 
@@ -94,5 +94,6 @@ def test_the_guides_wrapped_library_passes_the_kit_as_written(fake_distribution)
     report = contract_report("toylib")
     assert report.pop("fixed-queens").startswith("skipped: it does not take fixed queens")
     assert report.pop("blocked-squares").startswith("skipped: it does not take blocked squares")
+    assert report.pop("impossible-instances").startswith("skipped: it takes neither fixed queens nor blocked")
     assert report.pop("certificates").startswith("skipped: it does not certify")
     assert set(report.values()) == {"passed"}, report

@@ -69,7 +69,14 @@ def test_the_kit_asks_every_board_through_precheck_and_names_what_it_skips(wrapp
     assert "supports_fixed = False" in skipped["fixed-queens"]
     assert "supports_blocked = False" in skipped["blocked-squares"]  # does not apply: skipped, never passed
     assert "certifies = False" in skipped["certificates"]
-    assert set(skipped) == {"no-solution-when-complete", "fixed-queens", "blocked-squares", "certificates"}
+    assert "takes neither fixed queens nor blocked squares" in skipped["impossible-instances"]
+    assert set(skipped) == {
+        "no-solution-when-complete",
+        "fixed-queens",
+        "blocked-squares",
+        "impossible-instances",
+        "certificates",
+    }
     assert {str(w.message) for w in warned} >= {
         "eight-only: contract check 'no-solution-when-complete' skipped: " + skipped["no-solution-when-complete"]
     }

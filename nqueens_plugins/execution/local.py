@@ -26,7 +26,7 @@ own. Here each task runs in a worker process (``worker.py``, started as
   another plugin's runs;
 * times the solver call alone; this process records its own wall time beside
   it, and the difference is reported as ``overhead_seconds``;
-* is killed from outside ``KILL_GRACE`` seconds past the task's time limit
+* is killed from outside ``KILL_GRACE`` seconds (or the executor's ``kill_grace``) past the task's time limit
   (the run is recorded ``timed-out``), and replaced when it dies (``error``,
   with the exit status or signal);
 * is reused for the next task, since starting a process costs more than a
@@ -69,6 +69,7 @@ from nqueens_plugins.execution.proof_checks import Checkers, ProofChecks, wanted
 from nqueens_plugins.execution.tasks import Executed, Task
 from nqueens_plugins.execution.wire import WireError
 from nqueens_plugins.execution.worker_handle import (
+    KILL_GRACE,
     STARTUP_LIMIT,
     WorkerProcess,
     death_message,
@@ -103,7 +104,9 @@ class LocalExecutor(Executor):
 
     QUEUED_PER_WORKER = 2
 
-    def __init__(self, jobs: int = 0) -> None:
+    def __init__(self, jobs: int = 0, kill_grace: float = KILL_GRACE) -> None:
+        """``jobs`` workers at most (0: one per core); a run still going ``kill_grace`` seconds past its limit is
+        killed (the contract kit stretches it by the load it measures, so a busy machine fails no plugin)."""
         cores = os.cpu_count() or 1
         if jobs > cores:
             raise BadInput(
@@ -111,6 +114,7 @@ class LocalExecutor(Executor):
                 f"times would mean nothing; use at most {cores} (0 means one per core)"
             )
         self.jobs = max(1, jobs or cores)
+        self.kill_grace = kill_grace
         self.idle: list[WorkerProcess] = []
         self.unprepared: dict[str, Executed] = {}  # variant name -> its preparation's failure, in this call
         self.unsent: list[tuple[Task, Executed]] = []  # tasks that could not be pickled, with that failure
@@ -219,7 +223,7 @@ class LocalExecutor(Executor):
                     return worker, index
         if self.idle and len(busy) + len(self.idle) >= self.jobs:
             self.idle.pop(0).kill()
-        return WorkerProcess(), 0
+        return WorkerProcess(self.kill_grace), 0
 
     def send(self, worker: WorkerProcess, pending: deque[Task], index: int = 0) -> bool:
         """Hand ``pending[index]`` to ``worker``. A task that cannot be pickled (a solver given an open file
@@ -280,7 +284,7 @@ class LocalExecutor(Executor):
             worker.kill()
             task = worker.tasks.popleft()
             if worker.ready and worker.running:
-                answers.append((task, with_output(killed(task, elapsed), printed), None))
+                answers.append((task, with_output(killed(task, elapsed, worker.kill_grace), printed), None))
             elif cut_warm_up:
                 self.cold.add(task.variant.name)  # the run itself, cold, in a new worker: no answer yet
                 worker.tasks.appendleft(replace(task, cold=True))  # back to pending first, below

@@ -56,25 +56,26 @@ def frame_limit(task: Task) -> int:
     return FRAME_BYTES + 8 * task.problem.n + (EXPORT_BYTES if task.kind is TaskKind.EXPORT else 0)
 
 
-def grace(task: Task) -> float:
-    """Seconds past its limit before a run is killed: none for a solver that says it never stops itself."""
+def grace(task: Task, allowed: float = KILL_GRACE) -> float:
+    """Seconds past its limit before a run is killed (``allowed``: ``KILL_GRACE`` unless the executor was given
+    another): none for a solver that says it never stops itself."""
     try:
         stops = task.variant.solver.stops_itself(task.variant.options)
     except Exception:  # noqa: BLE001 - plugin code; a solver that cannot say gets the grace
         stops = True
-    return KILL_GRACE if stops is not False else 0.0
+    return allowed if stops is not False else 0.0
 
 
-def killed(task: Task, elapsed: float) -> Executed:
+def killed(task: Task, elapsed: float, allowed: float = KILL_GRACE) -> Executed:
     """A run killed at its time limit: ``timed-out``."""
     if task.deadline is not None:
         limit = "its job's deadline"  # a piece of a split count: the whole count's limit
     else:
         limit = f"its {task.limits.timeout if task.limits.timeout is not None else 0.0:g} s limit"
-    if not grace(task):
+    if not grace(task, allowed):
         reason = f"stopped by the host at {limit} after {elapsed:.2f} s (the solver does not stop itself)"
     else:
-        reason = f"killed after {elapsed:.2f} s: still running {KILL_GRACE} s past {limit}"
+        reason = f"killed after {elapsed:.2f} s: still running {allowed:.3g} s past {limit}"
     return Executed(None, elapsed, reason, status=Status.TIMED_OUT)
 
 
@@ -169,7 +170,8 @@ class WorkerProcess:
     leaked cache) can reach its own later runs, never another plugin's.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kill_grace: float = KILL_GRACE) -> None:
+        self.kill_grace = kill_grace  # seconds past a run's limit before it is killed (grace)
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         environment = processes.worker_environment()  # the plugins refused here are refused there too
@@ -293,7 +295,7 @@ class WorkerProcess:
         if task.deadline is not None:
             job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
             end = min(end, time.perf_counter() + job_end - time.time())
-        return end + grace(task)
+        return end + grace(task, self.kill_grace)
 
     def preparing(self) -> None:
         """The worker says it is preparing the first task's solver: a solver it met before may need more

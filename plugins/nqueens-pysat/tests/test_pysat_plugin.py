@@ -13,7 +13,7 @@ import pytest
 
 import nqueens_plugins as nq
 from nqueens_plugins import BadInput, Budget, Problem, Requirement, Status, board_error, published_answer
-from nqueens_plugins.testing import assert_contract, variant_of
+from nqueens_plugins.testing import assert_contract, patient_executor, variant_of
 from nqueens_pysat import adapter, encoding
 from nqueens_pysat.adapter import PySat
 
@@ -307,7 +307,10 @@ def test_max_n_is_the_largest_board_within_the_clause_limit(amo: str) -> None:
 def test_solvers_with_no_limited_solve_are_stopped_at_the_deadline_and_say_what_they_cannot_do() -> None:
     hard = "blockedqueens.56.1860451109.param"  # unsatisfiable, and hard: none of them decides it in 1 s
     for solver in ("lingeling", "kissat404", "glucose4"):
-        result = nq.solve(f"pysat[solver={solver}]", instance=hard, limits=nq.Limits(timeout=0.5))
+        with patient_executor() as executor:  # killed a grace past the limit measured against the machine's load
+            result = nq.solve(
+                f"pysat[solver={solver}]", instance=hard, limits=nq.Limits(timeout=0.5), executor=executor
+            )
         assert result.status == "timed-out" and result.reason is None, result.reason  # the plugin's own stop
     capped = nq.solve("pysat[solver=lingeling]", instance=hard, limits=nq.Limits(max_iterations=10))
     assert capped.status == "error" and "lingeling takes no conflict cap" in (capped.reason or "")
