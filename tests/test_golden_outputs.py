@@ -19,6 +19,7 @@ Run with ``NQUEENS_GOLDEN_WRITE=1`` to write the expected outputs again (only wh
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -135,5 +136,23 @@ def test_the_output_is_the_kept_one_byte_for_byte(
 def test_every_case_has_a_kept_output_and_every_kept_output_a_case() -> None:
     """A case added without its expected output, or one left behind by a removed case, is caught here."""
     kept = {path.name for path in EXPECTED.iterdir() if path.is_dir()}
+    assert {path.name for path in EXPECTED.glob("read-*.json")} == {f"read-{stem}.json" for stem in FILES}
     assert kept == {name for name, _ in CASES}
     assert len(CASES) >= 40 and any(name.startswith("select") for name in kept)
+
+
+@pytest.mark.parametrize("stem", sorted(FILES), ids=sorted(FILES))
+def test_the_records_read_are_the_kept_ones(stem: str) -> None:
+    """What the readers give every later step (``read_runs``: each record, its time limit filled in from the
+    header where it lacks one; the warnings), as JSON with the key order kept: a typed record read and written
+    back must give the same."""
+    from nqueens_plugins.formats.records import Loaded, read_runs
+
+    loaded = Loaded()
+    records = list(read_runs(FILES[stem], loaded))
+    given = json.dumps({"records": records, "warnings": loaded.warnings}, indent=1, ensure_ascii=False) + "\n"
+    kept = EXPECTED / f"read-{stem}.json"
+    if WRITE:
+        kept.write_text(given, encoding="utf-8")
+        return
+    assert given == kept.read_text(encoding="utf-8")
