@@ -32,7 +32,10 @@ from nqueens_plugins.core.certificate_status import CHECKER_VERDICTS, Certificat
 
 __all__ = ["STARTUP_SECONDS", "CheckerProcess", "checker"]
 
-STARTUP_SECONDS = 30.0  # Python, numba and the kernels; compiling them the first time on a machine takes 10 s or more
+# Python, numba and the kernels. The first start on a machine compiles them: about 10 s when quiet, over a minute
+# on a busy machine (a suite under nice beside two busy loops once ran out of 30 s). The program is the service's
+# own, as the built-ins' kernels are, so its start has the built-ins' compile limit: long, and still an end.
+STARTUP_SECONDS = 600.0
 READ_BYTES = 1 << 16
 ERROR_TAIL_BYTES = 4096
 

@@ -122,11 +122,16 @@ def test_an_exhausted_budget_is_timed_out_never_no_solution() -> None:
 def test_a_run_minizinc_overruns_is_cancelled_and_its_processes_end() -> None:
     """Without MiniZinc's own time limit, the adapter's cancellation alone stops the run (CANCEL_MARGIN
     past the budget), and neither minizinc nor its solver outlives it."""
-    from nqueens_minizinc.adapter import run_minizinc
+    from nqueens_minizinc.adapter import instance_for, model_for, run_minizinc
 
-    run = run_minizinc(
-        nq.problem_of(instance=str(HARD_56)), Budget(0.5), options(), all_solutions=False, seed=0, time_limit=False
-    )
+    problem = nq.problem_of(instance=str(HARD_56))
+    started = time.monotonic()
+    instance_for(options(), model_for(problem, options()))  # the yardstick: what the run does before MiniZinc starts
+    setup = time.monotonic() - started
+    # The budget covers that setup three times over, so MiniZinc starts before it runs out (a busy machine once
+    # spent the whole of a constant 0.5 s before it: a run that never started, not one cancelled).
+    budget = Budget(0.5 + 3 * setup)
+    run = run_minizinc(problem, budget, options(), all_solutions=False, seed=0, time_limit=False)
     assert run.cancelled and run.queens is None and run.statistics.get("nodes") is None  # stopped, not finished
     assert [pid for pid in descendants(os.getpid()) if Path(program(pid)).name in MINIZINC_PROGRAMS] == []
 
