@@ -26,7 +26,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, TextIO, TypeVar
+from typing import IO, Any, TextIO, TypeVar, cast
 
 import click
 
@@ -1434,8 +1434,33 @@ def make_console() -> Any:
 
     # Piped output (a file, a CI log, grep) gets room for whole tables: a table never folds its cells there.
     # A terminal keeps its own width, and the tables of views/report.py split themselves to fit it.
-    width = None if sys.stdout.isatty() else PIPED_WIDTH
-    return Console(highlight=False, markup=False, width=width)
+    if sys.stdout.isatty():
+        return Console(highlight=False, markup=False)
+    return Console(highlight=False, markup=False, width=PIPED_WIDTH, file=cast(IO[str], TrimmedLines(sys.stdout)))
+
+
+class TrimmedLines:
+    """A text stream that writes each line to ``out`` without its trailing blanks: rich pads every line to the
+    console's width, which piped (200 columns) fills a file or a log with spaces."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+        self.pending = ""
+
+    def write(self, text: str) -> int:
+        *lines, self.pending = (self.pending + text).split("\n")
+        for line in lines:
+            self.out.write(line.rstrip() + "\n")
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(self.pending.rstrip())
+            self.pending = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
 
 
 def terminated(signum: int, frame: Any) -> None:

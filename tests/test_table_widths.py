@@ -291,3 +291,17 @@ def test_piped_output_stays_one_whole_table(tmp_path: Path, run_cli) -> None:
     header = lines[2].split()
     assert header[:4] == ["solver", "n", "runs", "decided"] and header[-2:] == ["other", "outcomes"]
     assert sum(1 for line in lines if line.lstrip().startswith("forward-checking[order=mrv,values=middle]")) == 3
+
+
+def test_every_piped_table_is_free_of_padding(run_cli) -> None:
+    """rich pads a line to the console's width: piped (200 columns) that is a file or a log full of blanks. The
+    plugins table, a cross-check's and a solve's summary come through the same console as the reports."""
+    for command in (
+        ("plugins",),
+        ("cross-check", "-n", "6", "-s", "backtracking,bitset-mrv"),
+        ("solve", "-s", "backtracking", "-n", "6"),
+    ):
+        code, out, err = run_cli(*command)
+        assert code == 0, err
+        padded = [line for line in out.splitlines() if line != line.rstrip()]
+        assert out.strip() and not padded, f"{command}: {len(padded)} lines padded with blanks"
