@@ -11,6 +11,10 @@ interrupt, MiniZinc's ``time_limit``); PySDD takes none, and the host stops it a
 Only CPMpy's ``UNSATISFIABLE`` is a claim of no solution, and a count is finished only when
 ``solveAll`` ends ``OPTIMAL`` or ``UNSATISFIABLE`` (every solution listed); ``UNKNOWN`` or
 ``FEASIBLE`` at the end of the time is ``timed-out`` (a count's solutions a lower bound).
+Where a backend's interface infers its status from the clock rather than from the backend (CPMpy
+1.1.1's Choco: "no solution found and less time spent than the limit" is ``UNSATISFIABLE``), the
+backend's own word is asked too (``search_finished``): seen in the families benchmark, Choco stopped
+by its limit a hair before CPMpy's clock read it, and the run came back as a false "no solution".
 
 Counters: ``transform_seconds`` (CPMpy's transformation and posting), ``solve_seconds`` (the
 backend's runtime as CPMpy reports it); OR-Tools adds ``branches`` and ``conflicts``, and one
@@ -118,7 +122,7 @@ def solve(model: Any, queens: Any, n: int, backend: str, budget: Budget, seed: i
         board = read_queens(queens, n)
         if board is not None:
             return Outcome(Status.SOLVED, board, iterations, n, counters)
-    if solver.status().exitstatus.name == "UNSATISFIABLE":
+    if solver.status().exitstatus.name == "UNSATISFIABLE" and search_finished(solver, backend):
         return Outcome(Status.NO_SOLUTION, None, iterations, 0, counters)
     return Outcome(Status.TIMED_OUT, None, iterations, 0, counters)
 
@@ -135,7 +139,9 @@ def count(model: Any, backend: str, budget: Budget) -> Count:
     counters = counters_of(solver, transform) | {"solutions": int(solutions)}
     # A backend without a time limit (PySDD) that returned has listed everything; CPMpy 1.1.1's PySDD interface
     # leaves the status NOT_RUN when the compiled formula is false (no solution: n = 2 and 3).
-    finished = solver.status().exitstatus.name in FINISHED or not BACKENDS[backend].time_limit
+    finished = (solver.status().exitstatus.name in FINISHED and search_finished(solver, backend)) or not BACKENDS[
+        backend
+    ].time_limit
     return Count(
         Status.SOLVED if finished else Status.TIMED_OUT,
         int(solutions),
@@ -143,3 +149,12 @@ def count(model: Any, backend: str, budget: Budget) -> Count:
         int(counters.get("branches", 0)),
         counters,
     )
+
+
+def search_finished(solver: Any, backend: str) -> bool:
+    """Whether the backend itself says its search ran to its end (not stopped by its limit), where CPMpy's
+    interface reads that off the clock instead: Choco's search state is ``TERMINATED`` then (``STOPPED`` at a
+    limit). Every other backend's status is the backend's own, so CPMpy's word stands."""
+    if backend == "choco":
+        return str(solver.chc_solver.get_search_state()) == "TERMINATED"
+    return True

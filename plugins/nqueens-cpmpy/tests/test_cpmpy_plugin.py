@@ -75,6 +75,41 @@ def test_a_hard_instance_is_timed_out_honestly(backend: str) -> None:
     assert "killed after" not in (result.reason or ""), result.reason
 
 
+def test_choco_stopped_by_its_limit_is_timed_out_even_when_cpmpy_says_unsatisfiable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CPMpy 1.1.1's Choco interface calls a search "UNSATISFIABLE" when it found nothing in less time than the
+    limit, by its own clock. Choco stopping at its limit a hair before that clock reads it made a false "no
+    solution" in the families benchmark (Blocked n = 50, satisfiable). Here that race is made certain: the
+    status CPMpy gives is forced to UNSATISFIABLE after a search Choco stopped, and the run is still timed-out,
+    because Choco's own search state (STOPPED) is asked."""
+    needs("cpmpy[backend=choco]")
+    from cpmpy.solvers.choco import CPM_choco
+    from cpmpy.solvers.solver_interface import ExitStatus
+
+    from nqueens_cpmpy.adapter import Cpmpy
+
+    real = CPM_choco.solve
+
+    def racing(self: CPM_choco, *args: object, **kwargs: object) -> bool:
+        found = real(self, *args, **kwargs)
+        stopped = self.chc_solver.get_search_state() == "STOPPED"
+        if not found and stopped:
+            self.cpm_status.exitstatus = ExitStatus.UNSATISFIABLE  # what the clock race gives
+        races.append(stopped)
+        return found
+
+    races: list[bool] = []
+    monkeypatch.setattr(CPM_choco, "solve", racing)
+    problem = nq.problem_of(instance=str(HARD_56))
+    for seconds in (2.0, 4.0, 8.0, 16.0):  # Choco's JVM and CPMpy's posting first; a busy machine takes longer
+        outcome = Cpmpy().solve(problem, __import__("random").Random(0), Budget(seconds), {"backend": "choco"})
+        if races and races[-1]:
+            break
+    assert races and races[-1], f"Choco was never stopped by its limit ({races}): the instance is too easy here"
+    assert outcome.status == Status.TIMED_OUT, outcome
+
+
 def test_a_budget_spent_in_the_transformation_is_timed_out() -> None:
     from nqueens_cpmpy.adapter import Cpmpy
 
