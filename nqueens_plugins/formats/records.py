@@ -60,6 +60,7 @@ from nqueens_plugins.formats.reading import (
 )
 from nqueens_plugins.formats.run_record import (
     RECORD_VERSION,
+    RunRecord,
     natural,
     remember,
     run_problem,
@@ -195,7 +196,7 @@ class Loaded:
     limits that reading is held to (``limits``)."""
 
     headers: list[dict[str, Any]] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[RunRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     torn_tail: int | None = None  # byte offset of an incomplete last line
     unlisted: int = 0  # warnings past MAX_WARNINGS, counted, not kept
@@ -226,7 +227,7 @@ def first_header(path: Path, limits: ReadLimits | None = None) -> dict[str, Any]
     return loaded.headers[0] if loaded.headers else None
 
 
-def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, Any]]:
+def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[RunRecord]:
     """The one way a results file is read for its runs (``report``, ``plot``, ``nq.summary``,
     ``records_frame``, the table after ``compare --resume``): every valid run record, streamed (flat memory
     for any file size), each with its time limit (from the header, for files written before records
@@ -236,16 +237,16 @@ def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, An
     return with_time_limits(scan_records(path, loaded), loaded)
 
 
-def with_time_limits(records: Iterable[dict[str, Any]], loaded: Loaded) -> Iterator[dict[str, Any]]:
+def with_time_limits(records: Iterable[RunRecord], loaded: Loaded) -> Iterator[RunRecord]:
     """Records that lack their ``timeout`` (files written before records carried it) get their header's."""
     for record in records:
         if "timeout" not in record and loaded.headers:
             grid = loaded.headers[-1].get("grid")
-            record["timeout"] = grid.get("timeout") if isinstance(grid, dict) else None
+            record = record.with_time_limit(grid.get("timeout") if isinstance(grid, dict) else None)
         yield record
 
 
-def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
+def scan_records(path: Path, loaded: Loaded) -> Iterator[RunRecord]:
     """Yield the run records of a results file one at a time (flat memory for any file size).
 
     Headers, warnings and a torn last line are collected in ``loaded`` as the
@@ -279,7 +280,7 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
             loaded.warnings.append(f"{path} {unpacking.broken}: {kept}")
 
 
-def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
+def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[RunRecord]:
     """The valid run records of an open results file; headers and warnings go to ``loaded``."""
     offset = 0
     seen_any = False
@@ -328,7 +329,7 @@ def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[s
                 item["status"] = "invalid"  # what the host says of a board the verifier rejects
                 item["verified"] = False
                 item["reason"] = f"re-verified on reading: {wrong}"
-            yield item
+            yield RunRecord.trusted(item)
     if not loaded.headers:
         raise BadInput(f"{name!r} is not an nqueens results file (it is empty)")
     if loaded.unlisted:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import NoneType
 from typing import Any
 
@@ -118,15 +118,32 @@ class RunRecord(Mapping[str, Any]):
 
     @classmethod
     def trusted(cls, item: Mapping[str, Any]) -> RunRecord:
-        """The record of fields already checked (``from_json``) or made by this host (the writer's)."""
-        known = {key: value for key, value in item.items() if key in KNOWN_FIELDS}
-        status = known["status"]
-        known["status"] = status if type(status) is Status else Status(status)
-        certificate = known.get("certificate")
+        """The record of fields already checked (``from_json``) or made by this host (the writer's).
+
+        Built slot by slot rather than through ``__init__`` (which sets forty fields by keyword, frozen): a
+        file's records are read at a few microseconds each, and this is most of what a record adds to it."""
+        record = object.__new__(cls)
+        get = item.get
+        for name, slot in SLOTS:
+            slot.__set__(record, get(name))
+        status = item["status"]
+        if type(status) is not Status:
+            STATUS_SLOT.__set__(record, STATUS_OF[status])
+        certificate = get("certificate")
         if certificate is not None and type(certificate) is not CertificateStatus:
-            known["certificate"] = CertificateStatus(certificate)
-        extra = {key: value for key, value in item.items() if key not in KNOWN_FIELDS and key != "type"}
-        return cls(**known, key_order=tuple(item), extra=extra)
+            CERTIFICATE_SLOT.__set__(record, CERTIFICATE_OF[certificate])
+        order = tuple(item)
+        ORDER_SLOT.__set__(record, order)
+        EXTRA_SLOT.__set__(
+            record,
+            {} if KNOWN_ORDER.issuperset(order) else {k: v for k, v in item.items() if k not in KNOWN_ORDER},
+        )
+        return record
+
+    def with_time_limit(self, timeout: float | None) -> RunRecord:
+        """The record with the time limit its file's header gave (records written before they carried one:
+        the reader's), the key added last as the reader of before added it."""
+        return replace(self, timeout=timeout, key_order=(*self.key_order, "timeout"))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form: the record's line as a dict, its keys in their order (``json.dumps`` of it with the
@@ -159,6 +176,19 @@ class RunRecord(Mapping[str, Any]):
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]  # like the dict it stands for
+
+
+# What ``RunRecord.trusted`` sets, slot by slot: each field's slot (its descriptor), and the enums by value.
+SLOTS = tuple(
+    (name, vars(RunRecord)[name]) for name in RunRecord.__dataclass_fields__ if name not in ("key_order", "extra")
+)
+SLOT = vars(RunRecord)  # the class's member descriptors (slots), by field name
+STATUS_SLOT, CERTIFICATE_SLOT, ORDER_SLOT, EXTRA_SLOT = (
+    SLOT[n] for n in ("status", "certificate", "key_order", "extra")
+)
+STATUS_OF = {status.value: status for status in Status}
+CERTIFICATE_OF = {status.value: status for status in CertificateStatus}
+KNOWN_ORDER = KNOWN_FIELDS | {"type"}
 
 
 # Field checks. Each says whether a value fits; None stands for null, or for absent where a field may be

@@ -276,7 +276,8 @@ def resumed_runs(out: ResultsFile, setup: TuneSetup) -> dict[tuple[Any, ...], di
     runs = {record_key(record): record for record in read_runs(path, loaded)}
     if grid_difference(loaded.headers, runs, setup.describe()):
         return {}
-    return {key: record for key, record in runs.items() if "tune" in record}
+    # As dicts: they stand in the tune's records (``Tuning``, public) for runs made now, which are dicts.
+    return {key: record.to_json() for key, record in runs.items() if "tune" in record}
 
 
 def run_named(record: Mapping[str, Any]) -> str:
