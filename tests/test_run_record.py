@@ -77,3 +77,15 @@ def test_a_wrong_field_is_refused_in_the_words_of_the_reader(field: str, value: 
     else:
         with pytest.raises(RecordError, match=f"^{re.escape(problem)}$"):
             RunRecord.from_json(edited)
+
+
+def test_a_record_made_from_its_fields_writes_the_line_a_run_writes(tmp_path: Path) -> None:
+    """Made by keyword (not read), a record gives the keys in the writer's order: the line ``compare`` writes."""
+    import nqueens_plugins as nq
+
+    nq.compare(["bitset-mrv"], [5], out=tmp_path / "runs.jsonl")
+    line = run_lines(tmp_path / "runs.jsonl")[0]
+    raw = json.loads(line)
+    made = RunRecord(**{key: value for key, value in raw.items() if key != "type"})
+    assert json.dumps(made.to_json(), separators=(",", ":")) == line
+    assert type(made.status) is Status and made == RunRecord.from_json(raw)

@@ -60,6 +60,7 @@ WRITTEN_ORDER = (
     "timeout", "tune",
 )  # fmt: skip
 KNOWN_FIELDS = frozenset(WRITTEN_ORDER) - {"type"}
+PLAIN_RUN = tuple(key for key in WRITTEN_ORDER if key not in ("race", "tune"))  # a record made here, not a race's
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -104,8 +105,15 @@ class RunRecord(Mapping[str, Any]):
     timestamp: str | None = None
     timeout: float | None = None  # the run's time limit, which an unsolved run is censored at
     tune: dict[str, Any] | None = None
-    key_order: tuple[str, ...] = field(default=WRITTEN_ORDER, repr=False)  # the JSON form's keys, in order
+    key_order: tuple[str, ...] = field(default=PLAIN_RUN, repr=False)  # the JSON form's keys, in order
     extra: dict[str, Any] = field(default_factory=dict, repr=False)  # fields of a later release, kept as read
+
+    def __post_init__(self) -> None:
+        """A status given as its word (as JSON has it) becomes the enum (``trusted`` sets it so itself)."""
+        if type(self.status) is not Status:
+            object.__setattr__(self, "status", Status(self.status))
+        if self.certificate is not None and type(self.certificate) is not CertificateStatus:
+            object.__setattr__(self, "certificate", CertificateStatus(self.certificate))
 
     @classmethod
     def from_json(cls, item: Mapping[str, Any]) -> RunRecord:
