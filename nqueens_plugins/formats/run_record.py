@@ -20,7 +20,6 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
 from types import NoneType
 from typing import Any
 
@@ -63,12 +62,18 @@ KNOWN_FIELDS = frozenset(WRITTEN_ORDER) - {"type"}
 PLAIN_RUN = tuple(key for key in WRITTEN_ORDER if key not in ("race", "tune"))  # a record made here, not a race's
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class RunRecord(Mapping[str, Any]):
-    """One run's record. Each field is None where the line had null or left it out (``key_order`` tells the two
-    apart); nested values (``options``, ``counters``, ``fixed``, ``blocked``, ``queens``, ``race``, ``tune``)
-    are their JSON form and, like the record, never changed once made."""
+    """One run's record, read-only. Each field is None where the line had null or left it out (``in`` tells the
+    two apart); nested values (``options``, ``counters``, ``fixed``, ``blocked``, ``queens``, ``race``,
+    ``tune``) are their JSON form and, like the record, never changed once made.
 
+    The record's attributes are its JSON object itself (the instance's ``__dict__`` is the line's dict, key
+    order as read, the statuses as their enums, which ``json.dumps`` writes as their words): reading a file
+    makes a record in a fraction of a microsecond, where setting forty fields one by one cost five. A field
+    the line left out falls back to the class's None. A line with fields of a later release keeps them apart
+    (``extra``), so that no name in a file can stand in for a method of this class."""
+
+    type: str  # always "run": the line's kind, first in its JSON form
     solver: str
     n: int
     seed: int
@@ -105,77 +110,97 @@ class RunRecord(Mapping[str, Any]):
     timestamp: str | None = None
     timeout: float | None = None  # the run's time limit, which an unsolved run is censored at
     tune: dict[str, Any] | None = None
-    key_order: tuple[str, ...] = field(default=PLAIN_RUN, repr=False)  # the JSON form's keys, in order
-    extra: dict[str, Any] = field(default_factory=dict, repr=False)  # fields of a later release, kept as read
 
-    def __post_init__(self) -> None:
-        """A status given as its word (as JSON has it) becomes the enum (``trusted`` sets it so itself)."""
-        if type(self.status) is not Status:
-            object.__setattr__(self, "status", Status(self.status))
-        if self.certificate is not None and type(self.certificate) is not CertificateStatus:
-            object.__setattr__(self, "certificate", CertificateStatus(self.certificate))
+    def __init__(self, **fields: Any) -> None:
+        """A record made from its fields by keyword (the writer's): its JSON form has the keys in the writer's
+        order, every field of a plain run (null where not given) and ``race`` / ``tune`` where given."""
+        unknown = fields.keys() - KNOWN_FIELDS
+        missing = REQUIRED - fields.keys()
+        if unknown or missing:
+            raise TypeError(f"RunRecord: unknown fields {sorted(unknown)}, missing fields {sorted(missing)}")
+        form: dict[str, Any] = {"type": "run"}
+        for key in WRITTEN_ORDER[1:]:
+            if key in fields or key in PLAIN_RUN:
+                form[key] = fields.get(key)
+        enum_statuses(form)
+        object.__setattr__(self, "__dict__", form)
 
     @classmethod
-    def from_json(cls, item: Mapping[str, Any]) -> RunRecord:
+    def from_json(cls, item: dict[str, Any]) -> RunRecord:
         """The record of a line's JSON object (``"type": "run"``), checked field by field; RecordError if a
-        field is wrong or missing."""
+        field is wrong or missing. The record takes ``item`` over: the caller no longer changes it."""
         problem = run_problem(item)
         if problem is not None:
             raise RecordError(problem)
         return cls.trusted(item)
 
     @classmethod
-    def trusted(cls, item: Mapping[str, Any]) -> RunRecord:
-        """The record of fields already checked (``from_json``) or made by this host (the writer's).
-
-        Built slot by slot rather than through ``__init__`` (which sets forty fields by keyword, frozen): a
-        file's records are read at a few microseconds each, and this is most of what a record adds to it."""
+    def trusted(cls, item: dict[str, Any]) -> RunRecord:
+        """The record of a line's fields already checked (``from_json``, the reader's ``run_problem``), taking
+        ``item`` over as its own."""
         record = object.__new__(cls)
-        get = item.get
-        for name, slot in SLOTS:
-            slot.__set__(record, get(name))
-        status = item["status"]
-        if type(status) is not Status:
-            STATUS_SLOT.__set__(record, STATUS_OF[status])
-        certificate = get("certificate")
-        if certificate is not None and type(certificate) is not CertificateStatus:
-            CERTIFICATE_SLOT.__set__(record, CERTIFICATE_OF[certificate])
-        order = tuple(item)
-        ORDER_SLOT.__set__(record, order)
-        EXTRA_SLOT.__set__(
-            record,
-            {} if KNOWN_ORDER.issuperset(order) else {k: v for k, v in item.items() if k not in KNOWN_ORDER},
-        )
+        enum_statuses(item)
+        if not KNOWN_ORDER.issuperset(item):  # a later release's fields: kept apart, in their place
+            order = tuple(item)
+            known = {key: value for key, value in item.items() if key in KNOWN_ORDER}
+            known[EXTRA] = {key: value for key, value in item.items() if key not in KNOWN_ORDER}
+            known[ORDER] = order
+            item = known
+        object.__setattr__(record, "__dict__", item)
         return record
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Fields of a later release, as read (this release does not know them)."""
+        return self.__dict__.get(EXTRA, {})
 
     def with_time_limit(self, timeout: float | None) -> RunRecord:
         """The record with the time limit its file's header gave (records written before they carried one:
         the reader's), the key added last as the reader of before added it."""
-        return replace(self, timeout=timeout, key_order=(*self.key_order, "timeout"))
+        form = self.to_json()
+        form["timeout"] = timeout
+        return RunRecord.trusted(form)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form: the record's line as a dict, its keys in their order (``json.dumps`` of it with the
-        results file's separators is the line, byte for byte)."""
-        return {key: self[key] for key in self.key_order}
+        """The JSON form: the record's line as a new dict, its keys in their order (``json.dumps`` of it with
+        the results file's separators is the line, byte for byte; the statuses are StrEnums, written as their words)."""
+        form = self.__dict__
+        if ORDER not in form:
+            return dict(form)
+        extra = form[EXTRA]
+        return {key: extra[key] if key in extra else form[key] for key in form[ORDER]}
 
     def __getitem__(self, key: str) -> Any:
-        if key not in self.key_order:
+        form = self.__dict__
+        if ORDER not in form:
+            if key in form:  # (never EXTRA nor ORDER: those are only in a record with a later release's fields)
+                return form[key]
             raise KeyError(key)
-        if key == "type":
-            return "run"
-        if key in KNOWN_FIELDS:
-            value = getattr(self, key)
-            return value.value if isinstance(value, (Status, CertificateStatus)) else value
-        return self.extra[key]
+        if key in form[EXTRA]:
+            return form[EXTRA][key]
+        if key not in KNOWN_ORDER or key not in form:
+            raise KeyError(key)
+        return form[key]
 
     def __contains__(self, key: object) -> bool:
-        return key in self.key_order
+        form = self.__dict__
+        if ORDER in form:
+            return key in form[ORDER]
+        return key in form
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.key_order)
+        form = self.__dict__
+        return iter(form[ORDER] if ORDER in form else form)
 
     def __len__(self) -> int:
-        return len(self.key_order)
+        form = self.__dict__
+        return len(form[ORDER] if ORDER in form else form)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a RunRecord cannot be changed (its field {name!r})")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a RunRecord cannot be changed (its field {name!r})")
 
     def __eq__(self, other: object) -> bool:
         """Equal to another record or mapping of the same JSON form (as the dicts of before compared)."""
@@ -183,19 +208,26 @@ class RunRecord(Mapping[str, Any]):
             return dict(self.items()) == dict(other.items())
         return NotImplemented
 
+    def __repr__(self) -> str:
+        return f"RunRecord({self.to_json()!r})"
+
     __hash__ = None  # type: ignore[assignment]  # like the dict it stands for
 
 
-# What ``RunRecord.trusted`` sets, slot by slot: each field's slot (its descriptor), and the enums by value.
-SLOTS = tuple(
-    (name, vars(RunRecord)[name]) for name in RunRecord.__dataclass_fields__ if name not in ("key_order", "extra")
-)
-SLOT = vars(RunRecord)  # the class's member descriptors (slots), by field name
-STATUS_SLOT, CERTIFICATE_SLOT, ORDER_SLOT, EXTRA_SLOT = (
-    SLOT[n] for n in ("status", "certificate", "key_order", "extra")
-)
+# Where a record with a later release's fields keeps them and its key order (names no JSON field of ours has).
+EXTRA, ORDER = "\0extra", "\0order"
 STATUS_OF = {status.value: status for status in Status}
 CERTIFICATE_OF = {status.value: status for status in CertificateStatus}
+
+
+def enum_statuses(form: dict[str, Any]) -> None:
+    """The run's and the certificate's status as their enums, in place (words read from JSON, or the enums)."""
+    status = form["status"]
+    if type(status) is not Status:
+        form["status"] = STATUS_OF[status]
+    certificate = form.get("certificate")
+    if certificate is not None and type(certificate) is not CertificateStatus:
+        form["certificate"] = CERTIFICATE_OF[certificate]
 KNOWN_ORDER = KNOWN_FIELDS | {"type"}
 
 
