@@ -38,6 +38,7 @@ from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_new_folder, check_output
 from nqueens_plugins.formats.reading import open_regular, read_bounded
 from nqueens_plugins.formats.records import ReadLimits, ResultsFile
+from nqueens_plugins.formats.run_record import RunRecord
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
@@ -645,9 +646,11 @@ def say_what_failed_to_load(tell: Notify) -> None:
         tell(f"warning: {failure}; every installed plugin was imported")
 
 
-def with_skipped_noted(records: Iterator[dict[str, Any]], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:
-    """The records, then a note for each solver the grid left out where it cannot run."""
-    yield from records
+def with_skipped_noted(records: Iterator[RunRecord], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:
+    """The records as the dicts of their JSON form (what ``compare`` has always given), then a note for each
+    solver the grid left out where it cannot run."""
+    for record in records:
+        yield record.to_json()
     for label, reason in grid.skipped.items():
         tell(f"note: {label} left out where it cannot run: {reason}")
 

@@ -2,8 +2,8 @@
 
 Everything that writes a record (``compare``, ``solve --json``) or reads one
 (``report``, ``plot``, ``records_frame``, ``--resume``) goes through here: the
-fields of a run record are made by ``instance_fields`` and ``run_record``, read
-back by ``scan_records`` (``read_runs`` for every reader of runs) and named in tables by ``instance_label``.
+fields of a run record are made by ``instance_fields`` and ``RunRecord.written`` (``formats/run_record.py``),
+read back by ``scan_records`` (``read_runs`` for every reader of runs) and named in tables by ``instance_label``.
 
 Line 1 (and the first line of every later session that resumes the file) is a
 header describing the environment; every other line is one run. Because each
@@ -28,7 +28,6 @@ compressed one is refused.
 
 from __future__ import annotations
 
-import datetime as dt
 import fcntl
 import functools
 import io
@@ -59,9 +58,9 @@ from nqueens_plugins.formats.reading import (
     open_regular,
 )
 from nqueens_plugins.formats.run_record import (
-    RECORD_VERSION,
     RunRecord,
     natural,
+    now,
     remember,
     run_problem,
     seconds,
@@ -83,19 +82,6 @@ def instance_fields(problem: Problem) -> dict[str, Any]:
         "instance": problem.id,
         "source": problem.source,
     }
-
-
-def run_record(result: Mapping[str, Any], source: Any, timeout: float | None) -> dict[str, Any]:
-    """A run's record: the result's fields (``Result.to_dict``), the plugin that supplied the solver
-    (a ``Source``, or None), and the time limit an unsolved run is censored at (``report``)."""
-    record: dict[str, Any] = {"type": "run", "record_version": RECORD_VERSION}
-    record.update(result)
-    record["plugin"] = getattr(source, "plugin", None)
-    record["distribution"] = getattr(source, "distribution", None)
-    record["version"] = getattr(source, "version", None)
-    record["timestamp"] = now()
-    record["timeout"] = timeout
-    return record
 
 
 def instance_label(record: Mapping[str, Any]) -> str | None:
@@ -151,10 +137,6 @@ def cpu_name() -> str:
     except OSError:
         pass
     return platform.processor() or platform.machine()
-
-
-def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
 # Reading. A results file may come from anyone: each line is bounded (length, nesting), parsed with
@@ -627,8 +609,8 @@ class ResultsWriter:
         except OSError as exc:  # a full disk: what was written before stays written
             raise BadInput(f"cannot write results to {str(self.path)!r}: {exc.strerror}") from None
 
-    def write(self, record: Mapping[str, Any]) -> None:
-        self._write(record)
+    def write(self, record: RunRecord) -> None:
+        self._write(record.to_json())
 
     def close(self) -> None:
         try:

@@ -17,6 +17,7 @@ the readers move to attributes one module at a time (issue 54, item 1).
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import sys
 from collections.abc import Iterator, Mapping
@@ -126,6 +127,24 @@ class RunRecord(Mapping[str, Any]):
         object.__setattr__(self, "__dict__", form)
 
     @classmethod
+    def written(
+        cls, fields: Mapping[str, Any], source: Any = None, timeout: float | None = None, **more: Any
+    ) -> RunRecord:
+        """A run's record as this host writes it: ``fields`` (a result's, ``Result.to_dict``; a race's), this
+        schema's version, the plugin that supplied the solver (a ``Source``, or None), when it was written, the
+        time limit an unsolved run is censored at (``report``), and ``more`` (a tune's ``tune``)."""
+        return cls(
+            record_version=RECORD_VERSION,
+            **fields,
+            plugin=getattr(source, "plugin", None),
+            distribution=getattr(source, "distribution", None),
+            version=getattr(source, "version", None),
+            timestamp=now(),
+            timeout=timeout,
+            **more,
+        )
+
+    @classmethod
     def from_json(cls, item: dict[str, Any]) -> RunRecord:
         """The record of a line's JSON object (``"type": "run"``), checked field by field; RecordError if a
         field is wrong or missing. The record takes ``item`` over: the caller no longer changes it."""
@@ -190,11 +209,11 @@ class RunRecord(Mapping[str, Any]):
 
     def __iter__(self) -> Iterator[str]:
         form = self.__dict__
-        return iter(form[ORDER] if ORDER in form else form)
+        return iter(form.get(ORDER, form))
 
     def __len__(self) -> int:
         form = self.__dict__
-        return len(form[ORDER] if ORDER in form else form)
+        return len(form.get(ORDER, form))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a RunRecord cannot be changed (its field {name!r})")
@@ -214,6 +233,11 @@ class RunRecord(Mapping[str, Any]):
     __hash__ = None  # type: ignore[assignment]  # like the dict it stands for
 
 
+def now() -> str:
+    """The time a record or header is written: UTC, to the millisecond, ISO 8601."""
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+
+
 # Where a record with a later release's fields keeps them and its key order (names no JSON field of ours has).
 EXTRA, ORDER = "\0extra", "\0order"
 STATUS_OF = {status.value: status for status in Status}
@@ -228,6 +252,8 @@ def enum_statuses(form: dict[str, Any]) -> None:
     certificate = form.get("certificate")
     if certificate is not None and type(certificate) is not CertificateStatus:
         form["certificate"] = CERTIFICATE_OF[certificate]
+
+
 KNOWN_ORDER = KNOWN_FIELDS | {"type"}
 
 
