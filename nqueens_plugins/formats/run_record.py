@@ -157,15 +157,40 @@ class RunRecord(Mapping[str, Any]):
     def trusted(cls, item: dict[str, Any]) -> RunRecord:
         """The record of a line's fields already checked (``from_json``, the reader's ``run_problem``), taking
         ``item`` over as its own."""
-        record = object.__new__(cls)
         enum_statuses(item)
-        if not KNOWN_ORDER.issuperset(item):  # a later release's fields: kept apart, in their place
-            order = tuple(item)
-            known = {key: value for key, value in item.items() if key in KNOWN_ORDER}
-            known[EXTRA] = {key: value for key, value in item.items() if key not in KNOWN_ORDER}
+        return cls.trusted_as_is(item)
+
+    @classmethod
+    def given(cls, record: Mapping[str, Any]) -> RunRecord:
+        """A record as the summaries have always taken one from Python, unchecked: a ``RunRecord`` as it is; a
+        mapping (what ``compare`` returned, this process's own; a row of ``records_frame``, its counters flat as
+        ``counters.NAME``) copied into one. A status that is no word of ours stays as given (a summary counts
+        it as no answer). Never for a file's lines, which ``from_json`` checks."""
+        if type(record) is cls:
+            return record
+        form = dict(record)
+        flat = [key for key in form if key.startswith("counters.")]
+        if flat and not isinstance(form.get("counters"), Mapping):
+            form["counters"] = {key.removeprefix("counters."): form.pop(key) for key in flat}
+        form.setdefault("type", "run")
+        status, certificate = form.get("status"), form.get("certificate")
+        if type(status) is not Status and status in STATUS_OF:
+            form["status"] = STATUS_OF[status]
+        if type(certificate) is not CertificateStatus and certificate in CERTIFICATE_OF:
+            form["certificate"] = CERTIFICATE_OF[certificate]
+        return cls.trusted_as_is(form)
+
+    @classmethod
+    def trusted_as_is(cls, form: dict[str, Any]) -> RunRecord:
+        """A record over ``form`` as it is (its statuses already enums where they can be), taken over."""
+        record = object.__new__(cls)
+        if not KNOWN_ORDER.issuperset(form):  # a later release's fields: kept apart, in their place
+            order = tuple(form)
+            known = {key: value for key, value in form.items() if key in KNOWN_ORDER}
+            known[EXTRA] = {key: value for key, value in form.items() if key not in KNOWN_ORDER}
             known[ORDER] = order
-            item = known
-        object.__setattr__(record, "__dict__", item)
+            form = known
+        object.__setattr__(record, "__dict__", form)
         return record
 
     @property
