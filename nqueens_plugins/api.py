@@ -1380,14 +1380,14 @@ def grouped(
     loaded = Loaded(limits=limits or ReadLimits())
     certificates = None
     if isinstance(records, (str, Path)):
-        runs: Iterable[Mapping[str, Any]] = read_runs(Path(records), loaded)
+        runs: Iterable[RunRecord] = read_runs(Path(records), loaded)
         certificates = Certificates(Path(records), recheck or Recheck())
     else:
-        runs = records
+        runs = map(RunRecord.given, records)  # compare's records (dicts), records_frame's rows: as given
     if boards is not None:
         from nqueens_plugins.views.html_report import sample_boards
 
-        runs = sample_boards(runs, boards)  # type: ignore[arg-type]  # records from compare are dicts too
+        runs = sample_boards(runs, boards)
     groups, notes = group_runs(runs, certificates)
     return Grouped(groups, notes, loaded.warnings, loaded.headers, certificates)
 
