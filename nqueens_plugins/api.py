@@ -38,6 +38,7 @@ from nqueens_plugins.formats import instances as instance_files
 from nqueens_plugins.formats.output_files import check_new_folder, check_output
 from nqueens_plugins.formats.reading import open_regular, read_bounded
 from nqueens_plugins.formats.records import ReadLimits, ResultsFile
+from nqueens_plugins.formats.run_record import RunRecord
 from nqueens_plugins.loading import host
 from nqueens_plugins.loading.registry import Registration
 from nqueens_plugins.loading.session import SessionSolver
@@ -645,9 +646,11 @@ def say_what_failed_to_load(tell: Notify) -> None:
         tell(f"warning: {failure}; every installed plugin was imported")
 
 
-def with_skipped_noted(records: Iterator[dict[str, Any]], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:
-    """The records, then a note for each solver the grid left out where it cannot run."""
-    yield from records
+def with_skipped_noted(records: Iterator[RunRecord], grid: Grid, tell: Notify) -> Iterator[dict[str, Any]]:
+    """The records as the dicts of their JSON form (what ``compare`` has always given), then a note for each
+    solver the grid left out where it cannot run."""
+    for record in records:
+        yield record.to_json()
     for label, reason in grid.skipped.items():
         tell(f"note: {label} left out where it cannot run: {reason}")
 
@@ -1377,14 +1380,14 @@ def grouped(
     loaded = Loaded(limits=limits or ReadLimits())
     certificates = None
     if isinstance(records, (str, Path)):
-        runs: Iterable[Mapping[str, Any]] = read_runs(Path(records), loaded)
+        runs: Iterable[RunRecord] = read_runs(Path(records), loaded)
         certificates = Certificates(Path(records), recheck or Recheck())
     else:
-        runs = records
+        runs = map(RunRecord.given, records)  # compare's records (dicts), records_frame's rows: as given
     if boards is not None:
         from nqueens_plugins.views.html_report import sample_boards
 
-        runs = sample_boards(runs, boards)  # type: ignore[arg-type]  # records from compare are dicts too
+        runs = sample_boards(runs, boards)
     groups, notes = group_runs(runs, certificates)
     return Grouped(groups, notes, loaded.warnings, loaded.headers, certificates)
 

@@ -59,7 +59,7 @@ def test_certified_records_of_0_1_are_read() -> None:
 
 
 def test_records_say_their_schema_version_and_0_1s_do_not(tmp_path: Path) -> None:
-    from nqueens_plugins.formats.records import RECORD_VERSION
+    from nqueens_plugins.formats.run_record import RECORD_VERSION
 
     (record,) = nq.compare(["min-conflicts"], [6], out=tmp_path / "runs.jsonl")
     assert record["record_version"] == RECORD_VERSION == 2

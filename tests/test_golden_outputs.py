@@ -149,7 +149,7 @@ def test_the_records_read_are_the_kept_ones(stem: str) -> None:
     from nqueens_plugins.formats.records import Loaded, read_runs
 
     loaded = Loaded()
-    records = list(read_runs(FILES[stem], loaded))
+    records = [dict(record) for record in read_runs(FILES[stem], loaded)]
     given = json.dumps({"records": records, "warnings": loaded.warnings}, indent=1, ensure_ascii=False) + "\n"
     kept = EXPECTED / f"read-{stem}.json"
     if WRITE:

@@ -17,6 +17,7 @@ from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Problem, Status, Trace
 from nqueens_plugins.formats.records import instance_fields
+from nqueens_plugins.formats.run_record import RunRecord
 
 QUEENS_KEPT_UP_TO = 1000  # records and JSON leave the queens out above this n unless asked
 
@@ -103,6 +104,11 @@ class Result:
         data["options"] = dict(self.options)
         data["counters"] = dict(self.counters)
         return data
+
+    def record(self, source: Any = None, keep_queens: bool | None = None, **more: Any) -> RunRecord:
+        """This run's record as a results file keeps it (``RunRecord.written``): its fields (``to_dict``), the
+        plugin that supplied the solver (a ``Source``, or None) and its time limit; ``more`` (a tune's ``tune``)."""
+        return RunRecord.written(self.to_dict(keep_queens), source, self.timeout, **more)
 
 
 @dataclass

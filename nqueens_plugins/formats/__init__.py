@@ -2,7 +2,8 @@
 
 ``inputs`` (sizes, squares and fixed queens as users type them), ``instances`` (CSPLib files,
 our JSON, archives, generators), ``published`` (the published answers of the CSPLib sets),
-``records`` (the JSON-lines results file, its only writer and reader), ``count_pieces`` (a
+``records`` (the JSON-lines results file, its only writer and reader), ``run_record`` (one
+run's record, typed: its JSON form and its checks), ``count_pieces`` (a
 count's finished pieces, so a long count resumes), ``kept_proofs`` (certificates kept for an
 outside checker), ``aslib`` (a records file as an ASlib scenario) and ``drawing`` (boards as
 SVG). Under all the files: ``reading`` (a file someone else named, read within bounds) and

@@ -2,8 +2,8 @@
 
 Everything that writes a record (``compare``, ``solve --json``) or reads one
 (``report``, ``plot``, ``records_frame``, ``--resume``) goes through here: the
-fields of a run record are made by ``instance_fields`` and ``run_record``, read
-back by ``scan_records`` (``read_runs`` for every reader of runs) and named in tables by ``instance_label``.
+fields of a run record are made by ``instance_fields`` and ``RunRecord.written`` (``formats/run_record.py``),
+read back by ``scan_records`` (``read_runs`` for every reader of runs) and named in tables by ``instance_label``.
 
 Line 1 (and the first line of every later session that resumes the file) is a
 header describing the environment; every other line is one run. Because each
@@ -28,11 +28,9 @@ compressed one is refused.
 
 from __future__ import annotations
 
-import datetime as dt
 import fcntl
 import functools
 import io
-import itertools
 import json
 import math
 import os
@@ -43,16 +41,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from types import NoneType
 from typing import IO, Any
 
 import numpy as np
 
-from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.core.verify import board_error
-from nqueens_plugins.formats.inputs import MAX_N
 from nqueens_plugins.formats.reading import (
     RESULTS_MAX_BYTES,
     RESULTS_MAX_LINES,
@@ -62,13 +57,20 @@ from nqueens_plugins.formats.reading import (
     decompressor,
     open_regular,
 )
+from nqueens_plugins.formats.run_record import (
+    RunRecord,
+    natural,
+    now,
+    remember,
+    run_problem,
+    seconds,
+    share_known,
+    text,
+    whole,
+)
 
 FORMAT = "nqueens-results"
 FORMAT_VERSION = 1
-# The schema of a run record, in each record: 1 (nqueens-plugins 0.1, whose records do not say it), 2 (0.2: the
-# fields ``proof`` and ``proof_sha256`` added). A reader takes every version up to its own; a later one is read
-# for the fields this release knows (later releases only add fields: docs/compatibility.md).
-RECORD_VERSION = 2
 
 
 def instance_fields(problem: Problem) -> dict[str, Any]:
@@ -80,19 +82,6 @@ def instance_fields(problem: Problem) -> dict[str, Any]:
         "instance": problem.id,
         "source": problem.source,
     }
-
-
-def run_record(result: Mapping[str, Any], source: Any, timeout: float | None) -> dict[str, Any]:
-    """A run's record: the result's fields (``Result.to_dict``), the plugin that supplied the solver
-    (a ``Source``, or None), and the time limit an unsolved run is censored at (``report``)."""
-    record: dict[str, Any] = {"type": "run", "record_version": RECORD_VERSION}
-    record.update(result)
-    record["plugin"] = getattr(source, "plugin", None)
-    record["distribution"] = getattr(source, "distribution", None)
-    record["version"] = getattr(source, "version", None)
-    record["timestamp"] = now()
-    record["timeout"] = timeout
-    return record
 
 
 def instance_label(record: Mapping[str, Any]) -> str | None:
@@ -150,10 +139,6 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
-
-
 # Reading. A results file may come from anyone: each line is bounded (length, nesting), parsed with
 # only finite numbers, and checked field by field here, so no other module meets a value of the wrong
 # type or range. A bad line is a warning naming it; only a file that is not ours is refused.
@@ -164,22 +149,11 @@ MAX_BYTES = RESULTS_MAX_BYTES
 MAX_DEPTH = 32  # records nest 3 deep; json recurses once a level, so depth is bounded before parsing
 MAX_HEADERS = 1_000  # one per session of the file; past this, only the latest is kept
 MAX_WARNINGS = 100  # warnings about lines kept; the rest are counted in one line
-LARGEST_NUMBER = int(sys.float_info.max)  # an int past this cannot become a float (statistics use floats)
-STATUSES = frozenset(status.value for status in Status)
-# What became of a run's certificate (``execution.tasks.Certificate``); null: the run wrote none.
-CERTIFICATE_STATUSES = frozenset(status.value for status in CertificateStatus)
 BRACKETS = b"[]{}"
 NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in BRACKETS)
 DEPTH_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # open +1, close -1 (as int8)
 STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"?', re.DOTALL)  # never fails once started: linear on any line
 SURROGATE = re.compile(rb"\\u[dD][89abAB]")  # an escape that may leave a lone surrogate (unprintable text)
-INT = frozenset({int})
-LIST = frozenset({list})
-NUMBER = frozenset({int, float})  # not bool: type(True) is bool
-TEXT_FIELDS = (
-    "name", "reason", "output", "plugin", "distribution", "version", "source", "instance", "timestamp",
-    "proof", "proof_sha256",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -204,7 +178,7 @@ class Loaded:
     limits that reading is held to (``limits``)."""
 
     headers: list[dict[str, Any]] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[RunRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     torn_tail: int | None = None  # byte offset of an incomplete last line
     unlisted: int = 0  # warnings past MAX_WARNINGS, counted, not kept
@@ -235,7 +209,7 @@ def first_header(path: Path, limits: ReadLimits | None = None) -> dict[str, Any]
     return loaded.headers[0] if loaded.headers else None
 
 
-def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, Any]]:
+def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[RunRecord]:
     """The one way a results file is read for its runs (``report``, ``plot``, ``nq.summary``,
     ``records_frame``, the table after ``compare --resume``): every valid run record, streamed (flat memory
     for any file size), each with its time limit (from the header, for files written before records
@@ -245,16 +219,16 @@ def read_runs(path: Path, loaded: Loaded | None = None) -> Iterator[dict[str, An
     return with_time_limits(scan_records(path, loaded), loaded)
 
 
-def with_time_limits(records: Iterable[dict[str, Any]], loaded: Loaded) -> Iterator[dict[str, Any]]:
+def with_time_limits(records: Iterable[RunRecord], loaded: Loaded) -> Iterator[RunRecord]:
     """Records that lack their ``timeout`` (files written before records carried it) get their header's."""
     for record in records:
         if "timeout" not in record and loaded.headers:
             grid = loaded.headers[-1].get("grid")
-            record["timeout"] = grid.get("timeout") if isinstance(grid, dict) else None
+            record = record.with_time_limit(grid.get("timeout") if isinstance(grid, dict) else None)
         yield record
 
 
-def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
+def scan_records(path: Path, loaded: Loaded) -> Iterator[RunRecord]:
     """Yield the run records of a results file one at a time (flat memory for any file size).
 
     Headers, warnings and a torn last line are collected in ``loaded`` as the
@@ -288,7 +262,7 @@ def scan_records(path: Path, loaded: Loaded) -> Iterator[dict[str, Any]]:
             loaded.warnings.append(f"{path} {unpacking.broken}: {kept}")
 
 
-def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[str, Any]]:
+def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[RunRecord]:
     """The valid run records of an open results file; headers and warnings go to ``loaded``."""
     offset = 0
     seen_any = False
@@ -337,7 +311,7 @@ def parse_lines(handle: IO[bytes], name: str, loaded: Loaded) -> Iterator[dict[s
                 item["status"] = "invalid"  # what the host says of a board the verifier rejects
                 item["verified"] = False
                 item["reason"] = f"re-verified on reading: {wrong}"
-            yield item
+            yield RunRecord.trusted(item)
     if not loaded.headers:
         raise BadInput(f"{name!r} is not an nqueens results file (it is empty)")
     if loaded.unlisted:
@@ -451,244 +425,6 @@ def keep_header(loaded: Loaded, header: dict[str, Any]) -> None:
     else:
         loaded.headers[-1] = header
         loaded.headers_dropped += 1
-
-
-# Field checks. Each says whether a value fits; None stands for null, or for absent where a field may be
-# left out. Every record of a file meets them, so they are written to be cheap.
-
-
-def is_number(value: Any) -> bool:
-    """A finite number (floats are finite once parsed) that a float can hold; not a bool."""
-    kind = type(value)
-    return kind is float or (kind is int and -LARGEST_NUMBER <= value <= LARGEST_NUMBER)
-
-
-def seconds(value: Any) -> bool:
-    """None, or a number of seconds: finite, from 0."""
-    kind = type(value)
-    return value is None or (kind is float and value >= 0) or (kind is int and 0 <= value <= LARGEST_NUMBER)
-
-
-def natural(value: Any) -> bool:
-    return value is None or (type(value) is int and value >= 0)
-
-
-def text(value: Any) -> bool:
-    return value is None or type(value) is str
-
-
-def whole(value: Any) -> bool:
-    return type(value) is int
-
-
-def all_on_board(values: list[Any], n: int) -> bool:
-    """Whole numbers from 0 to n - 1, checked in C (an instance may block thousands of squares)."""
-    return not values or (set(map(type, values)) <= INT and min(values) >= 0 and max(values) < n)
-
-
-def fixed_ok(value: Any, n: int) -> bool:
-    """None, or a map of columns (as written: decimal digits, no leading zero) to rows, all on the board."""
-    if type(value) is not dict:
-        return value is None
-    if is_known("fixed", value, n):
-        return True
-    keys = list(value)
-    if not keys:
-        return True
-    if max(map(len, keys)) > 10 or not all(map(str.isascii, keys)) or not all(map(str.isdigit, keys)):
-        return False  # (an empty key is no digit)
-    columns = list(map(int, keys))
-    return list(map(str, columns)) == keys and all_on_board(columns, n) and all_on_board(list(value.values()), n)
-
-
-def blocked_ok(value: Any, n: int) -> bool:
-    """None, or a list of [column, row] squares on the board."""
-    if type(value) is not list:
-        return value is None
-    if not value or is_known("blocked", value, n):
-        return True
-    if not set(map(type, value)) <= LIST or set(map(len, value)) != {2}:
-        return False
-    return all_on_board(list(itertools.chain.from_iterable(value)), n)
-
-
-# The fixed queens and blocked squares last found valid, by kind: (n, the value). The runs on one
-# instance follow each other in a file, so a record's squares are most often the last record's: found
-# equal (ten times cheaper than checking 600 squares again), that one validated value stands in for them
-# (``share_known``). Records of one instance then share it: read-only, like every record read.
-KNOWN: dict[str, tuple[int, Any]] = {}
-
-
-def share_known(record: dict[str, Any]) -> dict[str, Any]:
-    """The record, its fixed queens and blocked squares replaced by the known valid ones they equal."""
-    n = record.get("n")
-    for kind in ("fixed", "blocked"):
-        value, known = record.get(kind), KNOWN.get(kind)
-        if value and known is not None and known[0] == n and type(n) is int and known[1] == value:
-            record[kind] = known[1]  # equal as values, and of the types checked (a 1.0 or true becomes the 1)
-    return record
-
-
-def is_known(kind: str, value: Any, n: int) -> bool:
-    known = KNOWN.get(kind)
-    return known is not None and known[1] is value and known[0] == n
-
-
-def remember(record: Mapping[str, Any]) -> None:
-    """Keep a valid record's fixed queens and blocked squares as the known ones (``share_known``)."""
-    for kind in ("fixed", "blocked"):
-        if record.get(kind):
-            KNOWN[kind] = (record["n"], record[kind])
-
-
-def queens_ok(value: Any) -> bool:
-    return value is None or (type(value) is list and set(map(type, value)) <= INT)
-
-
-def counters_ok(value: Any) -> bool:
-    """None, or a map of names to numbers (finite once parsed; no figure is made of them, so an int
-    of any size will do)."""
-    return value is None or (type(value) is dict and set(map(type, value.values())) <= NUMBER)
-
-
-RACE_MEMBER_STATUSES = STATUSES | {"stopped"}  # a race's member is stopped once another wins
-
-
-def race_ok(value: Any) -> bool:
-    """None, or a race's details: the winner (a member's label, or null) and each member's end."""
-    if value is None:
-        return True
-    if type(value) is not dict or type(value.get("winner")) not in STRING_OR_NULL:
-        return False
-    members = value.get("members")
-    return type(members) is list and all(
-        type(member) is dict
-        and type(member.get("solver")) is str
-        and member.get("status") in RACE_MEMBER_STATUSES
-        and seconds(member.get("seconds"))
-        and member.get("seconds") is not None
-        for member in members
-    )
-
-
-TUNE_PHASES = frozenset({"race", "test"})
-
-
-def tune_ok(value: Any) -> bool:
-    """None, or which part of a tune made the run (``nqueens tune``): its race or its held-out test."""
-    return value is None or (type(value) is dict and value.get("phase") in TUNE_PHASES)
-
-
-REQUIRED = frozenset({"n", "solver", "seed", "status", "trial", "seconds"})
-EXPECTED = {  # what each field of a run record must be, for the warning that names it
-    "n": f"a whole number from 1 to {MAX_N:,}",
-    "solver": "a string",
-    "seed": "a whole number",
-    "status": "one of " + ", ".join(sorted(STATUSES)),
-    "trial": "a whole number from 0",
-    "seconds": "a finite number of seconds from 0",
-    "timeout": "a finite number of seconds from 0, or null",
-    "overhead_seconds": "a finite number of seconds from 0, or null",
-    "prepare_seconds": "a finite number of seconds from 0, or null",
-    "iterations": "a finite number or null",
-    "moves": "a finite number or null",
-    "output_bytes": "a whole number from 0, or null",
-    "record_version": "a whole number from 1 (the record's schema), or absent (0.1's records)",
-    "certificate": "one of " + ", ".join(sorted(CERTIFICATE_STATUSES)) + ", or null",
-    "certificate_bytes": "a whole number from 0, or null",
-    "certificate_seconds": "a finite number of seconds from 0, or null",
-    "fixed": "a map of columns to rows on the board",
-    "blocked": "a list of [column, row] squares on the board",
-    "queens": "a list of whole numbers",
-    "counters": "a map of names to finite numbers",
-    "verified": "true, false or null",
-    "complete": "true, false or null",
-    "options": "a map or null",
-    "race": "null, or a race's winner and members (each a solver, a status and seconds)",
-    "tune": 'null, or {"phase": "race"} or {"phase": "test"}',
-    **dict.fromkeys(TEXT_FIELDS, "a string or null"),
-}
-STRING_OR_NULL = frozenset({str, NoneType})
-FLAG = frozenset({bool, NoneType})
-MAP_OR_NULL = frozenset({dict, NoneType})
-
-
-def run_problem(record: Mapping[str, Any]) -> str | None:
-    """Why a run record cannot be used (its first wrong field), or None: what summaries, statistics,
-    plots and the HTML report may rely on for every record ``scan_records`` yields."""
-    name = wrong_field(record)
-    if name is None:
-        return None
-    if name == "board":
-        return "a verified record's 'queens' must be one row on the board per column"
-    if name in REQUIRED and name not in record:
-        return f"{name!r} is missing"
-    return f"{name!r} must be {EXPECTED[name]}"
-
-
-def wrong_field(record: Mapping[str, Any]) -> str | None:
-    """The first field of a run record that is wrong or missing, or None ("board": see ``drawn_board_ok``).
-    One straight run of checks, most common case first, rather than a table walked field by field: it
-    runs on every record of a file, and this way costs a few microseconds."""
-    get = record.get
-    n, status, trial, spent = get("n"), get("status"), get("trial"), get("seconds")
-    if type(n) is not int or not 1 <= n <= MAX_N:
-        return "n"
-    if type(get("solver")) is not str:
-        return "solver"
-    if type(status) is not str or status not in STATUSES:
-        return "status"
-    if type(get("seed")) is not int:
-        return "seed"
-    if type(trial) is not int or trial < 0:
-        return "trial"
-    if spent is None or not seconds(spent):
-        return "seconds"
-    if not set(map(type, map(get, TEXT_FIELDS))) <= STRING_OR_NULL:  # one pass in C
-        return next(name for name in TEXT_FIELDS if not text(get(name)))
-    for name in ("verified", "complete"):
-        if type(get(name)) not in FLAG:
-            return name
-    if type(get("options")) not in MAP_OR_NULL:
-        return "options"
-    for name in ("timeout", "overhead_seconds", "prepare_seconds", "certificate_seconds"):
-        if not seconds(get(name)):
-            return name
-    for name in ("iterations", "moves"):
-        if get(name) is not None and not is_number(get(name)):
-            return name
-    if not natural(get("output_bytes")):
-        return "output_bytes"
-    version = get("record_version")
-    if version is not None and (type(version) is not int or version < 1):
-        return "record_version"
-    certificate = get("certificate")
-    if certificate is not None and (type(certificate) is not str or certificate not in CERTIFICATE_STATUSES):
-        return "certificate"
-    if not natural(get("certificate_bytes")):
-        return "certificate_bytes"
-    fixed, blocked = get("fixed"), get("blocked")
-    if fixed is not None and (type(fixed) is not dict or (fixed and not fixed_ok(fixed, n))):  # {}: no call
-        return "fixed"
-    if blocked is not None and (type(blocked) is not list or (blocked and not blocked_ok(blocked, n))):
-        return "blocked"
-    if not queens_ok(get("queens")):
-        return "queens"
-    if not counters_ok(get("counters")):
-        return "counters"
-    if "race" in record and not race_ok(get("race")):
-        return "race"
-    if "tune" in record and not tune_ok(get("tune")):
-        return "tune"
-    if status != Status.SOLVED and get("verified") is True and not drawn_board_ok(get("queens"), n):
-        return "board"
-    return None
-
-
-def drawn_board_ok(queens: list[int] | None, n: int) -> bool:
-    """The queens of a verified record that is not a solved one (the HTML report draws any verified
-    record's board) are on the board; a solved one's are re-verified instead (``board_problem``)."""
-    return queens is None or (len(queens) == n and min(queens) >= 0 and max(queens) < n)
 
 
 def strings(value: Any) -> bool:
@@ -873,8 +609,8 @@ class ResultsWriter:
         except OSError as exc:  # a full disk: what was written before stays written
             raise BadInput(f"cannot write results to {str(self.path)!r}: {exc.strerror}") from None
 
-    def write(self, record: Mapping[str, Any]) -> None:
-        self._write(record)
+    def write(self, record: RunRecord) -> None:
+        self._write(record.to_json())
 
     def close(self) -> None:
         try:

@@ -37,7 +37,6 @@ import re
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -48,6 +47,7 @@ from nqueens_plugins.core.limits import CHECK_TIMEOUT, RECHECK_BUDGET, Limits
 from nqueens_plugins.core.problem import Problem, Status
 from nqueens_plugins.formats.reading import CHUNK, READ_ERRORS, open_regular, size_text, unpacked
 from nqueens_plugins.formats.records import instance_label, run_key
+from nqueens_plugins.formats.run_record import RunRecord
 
 # What became of a no-solution claim's certificate (``Fate.status``): a certificate's own words, and one more.
 CERTIFIED = CertificateStatus.CERTIFIED  # checked now (or by the host, for records made here): it refutes the instance
@@ -159,9 +159,9 @@ class Certificates:
     checked: int = 0  # proofs the checker was asked about now
     _verdicts: dict[tuple[Any, ...], Fate] = field(default_factory=dict)
 
-    def settle(self, record: Mapping[str, Any]) -> Fate | None:
+    def settle(self, record: RunRecord) -> Fate | None:
         """The fate of a no-solution claim's certificate (None for a record that is no such claim)."""
-        status, claimed = record.get("status"), record.get("certificate")
+        status, claimed = record.status, record.certificate
         if status not in (Status.NO_SOLUTION, Status.INVALID):
             return None
         if self.made_here and run_key(record) in self.made_here:
@@ -171,14 +171,14 @@ class Certificates:
             return (
                 self.counted(Fate(REJECTED, False, "rejected when the run was made")) if claimed == REJECTED else None
             )
-        named = record.get("proof")
+        named = record.proof
         if named is None:
             kind = "no proof was kept" if claimed is not None else NO_CERTIFICATE
             return self.counted(word_fate(claimed, kind))
         fate = self.from_kept(record, str(named))
         self.counted(fate)
         if len(self.kept) < KEPT_LISTED:
-            self.kept.append(Kept(str(record["solver"]), label_of(record), int(record["trial"]), str(named), fate))
+            self.kept.append(Kept(record.solver, label_of(record), record.trial, str(named), fate))
         else:
             self.kept_unlisted += 1
         return fate
@@ -190,15 +190,15 @@ class Certificates:
             self.examples[key] = fate.reason
         return fate
 
-    def from_kept(self, record: Mapping[str, Any], named: str) -> Fate:
+    def from_kept(self, record: RunRecord, named: str) -> Fate:
         """The fate of a claim whose record names its kept proof: checked now when it can be, else the file's word."""
-        claimed = record.get("certificate")
+        claimed = record.certificate
         path = self.found(named)
         if path is None:
             return word_fate(claimed, "the kept proof is missing", repr(named))
         if self.recheck.mode == RecheckMode.NEVER:
             return word_fate(claimed, "not re-checked (--recheck never)", None, path)
-        sha = record.get("proof_sha256")
+        sha = record.proof_sha256
         if sha is None or not SHA256.fullmatch(sha):
             return word_fate(claimed, "its record keeps no sha256 of the proof (proof_sha256)", None, path)
         problem = problem_of(record)
@@ -312,15 +312,15 @@ def word_fate(claimed: Any, kind: str, reason: str | None = None, proof: Path | 
     return Fate(status, False, f"as the file says ({kind})", reason, proof)
 
 
-def host_fate(record: Mapping[str, Any]) -> Fate | None:
+def host_fate(record: RunRecord) -> Fate | None:
     """The fate of a record the host made in this process: its certificate as the host's checker found it
     (None for a record that is no no-solution claim, nor one the host found invalid for its proof)."""
-    claimed = record.get("certificate")
-    if record.get("status") == Status.INVALID and claimed == REJECTED:
+    claimed = record.certificate
+    if record.status == Status.INVALID and claimed == REJECTED:
         return Fate(REJECTED, True, "rejected by the host when the run was made")
-    if record.get("status") != Status.NO_SOLUTION:
+    if record.status != Status.NO_SOLUTION:
         return None
-    if claimed == CERTIFIED and record.get("verified") is True:
+    if claimed == CERTIFIED and record.verified is True:
         return Fate(CERTIFIED, True, "checked by the host when the run was made")
     if claimed in (REJECTED, OVER_BUDGET):
         return Fate(str(claimed), True, "checked by the host when the run was made")
@@ -363,12 +363,12 @@ class Hashing(io.RawIOBase):
         return read or 0
 
 
-def problem_of(record: Mapping[str, Any]) -> Problem:
+def problem_of(record: RunRecord) -> Problem:
     """The instance a record names (its fields were checked by ``records.run_problem``)."""
-    fixed = {int(column): int(row) for column, row in (record.get("fixed") or {}).items()}
-    blocked = frozenset((int(column), int(row)) for column, row in (record.get("blocked") or []))
-    return Problem(int(record["n"]), fixed, blocked)
+    fixed = {int(column): int(row) for column, row in (record.fixed or {}).items()}
+    blocked = frozenset((int(column), int(row)) for column, row in (record.blocked or []))
+    return Problem(record.n, fixed, blocked)
 
 
-def label_of(record: Mapping[str, Any]) -> str:
-    return instance_label(record) or f"n={record['n']}"
+def label_of(record: RunRecord) -> str:
+    return instance_label(record) or f"n={record.n}"

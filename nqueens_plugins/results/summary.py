@@ -43,6 +43,7 @@ from nqueens_plugins.core.solver import matching_spec
 from nqueens_plugins.core.verify import instance_contradiction
 from nqueens_plugins.formats.published import published_answer
 from nqueens_plugins.formats.records import instance_label
+from nqueens_plugins.formats.run_record import RunRecord
 from nqueens_plugins.results.recheck import (
     CERTIFIED,
     FILES_WORD,
@@ -174,18 +175,18 @@ class Group:
     refused: str | None = None  # why the solver refused the board before any run (a refusal record)
     board: tuple[int, Any, Any] | None = None  # n, fixed and blocked of its first run: a selector's features
 
-    def add(self, record: Mapping[str, Any], fate: Fate | None = None) -> None:
+    def add(self, record: RunRecord, fate: Fate | None = None) -> None:
         """Count one run. ``fate``: what became of its certificate, settled by the report (``recheck.py``) for a
         record read from a file; None for a record this process made, whose verdict is the host's own."""
-        if record["status"] == Status.REFUSED:  # a fact of the comparison, not a run
-            self.refused = str(record.get("reason") or "refused")
-            self.source = self.source or record.get("source")
+        if record.status == Status.REFUSED:  # a fact of the comparison, not a run
+            self.refused = str(record.reason or "refused")
+            self.source = self.source or record.source
             return
         if not self.stored_seconds:  # the first run: the instance's family and file are the same for all its runs
             self.family = family_parameter(record)
-            self.source = record.get("source")
-            self.board = (record["n"], record.get("fixed") or {}, record.get("blocked") or [])
-        status, verified = record["status"], record.get("verified")
+            self.source = record.source
+            self.board = (record.n, record.fixed or {}, record.blocked or [])
+        status, verified = record.status, record.verified
         if status == Status.SOLVED and verified is True:
             answer = SOLVED
         elif status == Status.NO_SOLUTION:
@@ -195,25 +196,25 @@ class Group:
             if status == Status.INVALID:
                 self.tally(fate if fate is not None else host_fate(record))
         counted = status not in (Status.ERROR, Status.INVALID)
-        self.store(float(record["seconds"]), float(record.get("iterations") or 0), answer, counted)
+        self.store(float(record.seconds), float(record.iterations or 0), answer, counted)
         kind = (answer, counted)
         self.kinds[kind] += 1
-        self.moves[kind] += float(record.get("moves") or 0)
+        self.moves[kind] += float(record.moves or 0)
         steps = steps_of(record)
         if not math.isnan(steps):
             self.steps[kind] += steps
             self.stepped[kind] += 1
         self.statuses[str(status)] += 1
-        self.incomplete = self.incomplete or record.get("complete") is False
-        limit = record.get("timeout")
+        self.incomplete = self.incomplete or record.complete is False
+        limit = record.timeout
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
 
-    def claim(self, record: Mapping[str, Any], fate: Fate | None) -> int:
+    def claim(self, record: RunRecord, fate: Fate | None) -> int:
         """A no-solution claim's answer: the host's verdict for a record made here; for one read from a file,
         what the report vouches for now (a certificate checked now, the verifier's facts), else the file's word."""
         if fate is None:
             self.tally(host_fate(record))
-            return PROVED if record.get("verified") is True else CLAIMED
+            return PROVED if record.verified is True else CLAIMED
         self.tally(fate)
         if fate.status == REJECTED:
             self.rejected_claims += 1
@@ -403,17 +404,17 @@ def known_answer(n: int, instance: str, members: list[tuple[str, Group]]) -> boo
     return False if len(claimants) >= 2 else None  # two different complete solvers agree
 
 
-def family_parameter(record: Mapping[str, Any]) -> tuple[str, int] | None:
+def family_parameter(record: RunRecord) -> tuple[str, int] | None:
     """What an instance family varies, read off a record: the prefix d of an Excluded Diagonals
     file (FILE@d), else the number of blocked squares, else of fixed queens; None for plain boards."""
-    source = str(record.get("source") or "")
+    source = str(record.source or "")
     match = re.search(r"@(\d+)$", source)
     if match:
         return ("excluded diagonals d", int(match.group(1)))
-    if record.get("blocked"):
-        return ("blocked squares", len(record["blocked"]))
-    if record.get("fixed"):
-        return ("fixed queens", len(record["fixed"]))
+    if record.blocked:
+        return ("blocked squares", len(record.blocked))
+    if record.fixed:
+        return ("fixed queens", len(record.fixed))
     return None
 
 
@@ -424,21 +425,23 @@ MAX_GROUPS = 250_000
 
 
 def group_runs(
-    records: Iterable[Mapping[str, Any]], certificates: Certificates | None = None
+    records: Iterable[RunRecord | Mapping[str, Any]], certificates: Certificates | None = None
 ) -> tuple[dict[GroupKey, Group], list[str]]:
     """Runs grouped by variant and board; split by seed and version too where the file mixes them (said).
 
     ``certificates`` settles the certificates of records read from a file (``recheck.Certificates``); without
-    it the records are this process's own (what ``compare`` returned) and their verdicts the host's."""
+    it the records are this process's own (what ``compare`` returned: mappings are taken as
+    ``RunRecord.given``) and their verdicts the host's."""
     groups: dict[GroupKey, Group] = defaultdict(Group)
     seeds: set[Any] = set()
     versions: dict[str, set[Any]] = defaultdict(set)
-    for record in records:
-        seed, version = record.get("seed"), record.get("version")
+    for given in records:
+        record = RunRecord.given(given)
+        seed, version = record.seed, record.version
         seeds.add(seed)
-        versions[str(record["solver"])].add(version)
+        versions[str(record.solver)].add(version)
         fate = certificates.settle(record) if certificates is not None else None
-        key = (str(record["solver"]), int(record["n"]), instance_label(record) or "", seed, version)
+        key = (str(record.solver), int(record.n), instance_label(record) or "", seed, version)
         if key not in groups and len(groups) >= MAX_GROUPS:
             raise BadInput(
                 f"the runs make more than {MAX_GROUPS:,} groups (solver variant, board, seed and version each apart): "
@@ -459,17 +462,25 @@ def group_runs(
         )
     merged: dict[GroupKey, Group] = defaultdict(Group)  # keyed by seed and version only where they vary
     for (solver, n, instance, seed, version), group in groups.items():
-        key = (solver, n, instance, seed if mixed_seeds else None, version if solver in mixed_versions else None)
-        if key in merged:
-            merged[key].extend(group)
+        pooled: GroupKey = (
+            solver,
+            n,
+            instance,
+            seed if mixed_seeds else None,
+            version if solver in mixed_versions else None,
+        )
+        if pooled in merged:
+            merged[pooled].extend(group)
         else:
-            merged[key] = group  # moved, not copied: a group of ten million runs is not held twice
+            merged[pooled] = group  # moved, not copied: a group of ten million runs is not held twice
     settle(merged)
     return merged, notes
 
 
 def summarise(
-    records: Iterable[Mapping[str, Any]], notes: list[str] | None = None, certificates: Certificates | None = None
+    records: Iterable[RunRecord | Mapping[str, Any]],
+    notes: list[str] | None = None,
+    certificates: Certificates | None = None,
 ) -> list[SummaryRow]:
     """One row per solver variant and board (n, or instance), streaming: records are not kept.
 
@@ -543,11 +554,10 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
     return rows
 
 
-def steps_of(record: Mapping[str, Any]) -> float:
-    """A record's ``counters.steps`` (NaN if it has none: not every method counts the textbooks' steps); a
-    record from ``records_frame`` carries it flat, as ``counters.steps`` (NaN where a run had none)."""
-    counters = record.get("counters")
-    steps = counters.get("steps") if isinstance(counters, Mapping) else record.get("counters.steps")
+def steps_of(record: RunRecord) -> float:
+    """A record's ``counters.steps`` (NaN if it has none: not every method counts the textbooks' steps)."""
+    counters = record.counters
+    steps = counters.get("steps") if isinstance(counters, Mapping) else None
     return float(steps) if isinstance(steps, (int, float)) and not isinstance(steps, bool) else math.nan
 
 

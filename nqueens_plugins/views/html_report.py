@@ -18,8 +18,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from nqueens_plugins.core.problem import Status
 from nqueens_plugins.core.verify import board_error
 from nqueens_plugins.formats.drawing import board_svg
+from nqueens_plugins.formats.run_record import RunRecord
 from nqueens_plugins.results.portfolio import portfolio
 from nqueens_plugins.results.recheck import CERTIFIED, FILES_WORD, REJECTED, Certificates, Fate
 from nqueens_plugins.results.summary import BaselineRow, Group, GroupKey, SummaryRow, summary_rows
@@ -61,7 +63,7 @@ dl.provenance code { font-size: 0.9em; overflow-wrap: anywhere; }
 # view, except on a screen too narrow to hold it beside anything.
 
 
-def sample_boards(records: Iterable[dict[str, Any]], kept: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def sample_boards(records: Iterable[RunRecord], kept: list[dict[str, Any]]) -> Iterator[RunRecord]:
     """Pass records through, keeping one verified board per solver that solved one (small boards, the first
     met), up to ``BOARDS_SHOWN``; a solver that solved something but has no board to draw gets an entry with
     ``why`` instead (its boards too large, its queens not kept, or the page's boards all taken), replaced by
@@ -69,10 +71,10 @@ def sample_boards(records: Iterable[dict[str, Any]], kept: list[dict[str, Any]])
     at: dict[str, int] = {}  # solver -> its entry in ``kept``
     drawn = 0
     for record in records:
-        solver = str(record.get("solver"))
+        solver = record.solver
         entry = at.get(solver)
         wanted = entry is None or "why" in kept[entry]  # no board of this solver's kept yet
-        if wanted and record.get("verified") is True and record.get("status") == "solved":
+        if wanted and record.verified is True and record.status == Status.SOLVED:
             found = drawable(record, drawn)
             drawn += "why" not in found
             if entry is None:
@@ -86,12 +88,12 @@ def sample_boards(records: Iterable[dict[str, Any]], kept: list[dict[str, Any]])
 FULL = f"not drawn: the page shows {BOARDS_SHOWN} solvers' boards at most"
 
 
-def drawable(record: Mapping[str, Any], drawn: int) -> dict[str, Any]:
+def drawable(record: RunRecord, drawn: int) -> dict[str, Any]:
     """The record's board as the page keeps it, or why it cannot be drawn (``why``)."""
-    solver = str(record.get("solver"))
-    if not isinstance(record.get("queens"), list):
+    solver = record.solver
+    if not isinstance(record.queens, list):
         return {"solver": solver, "why": "its queens are not kept in the file (compare --queens keeps them)"}
-    if int(record["n"]) > LARGEST_BOARD_SHOWN:
+    if record.n > LARGEST_BOARD_SHOWN:
         return {
             "solver": solver,
             "why": f"its solved boards are all larger than {LARGEST_BOARD_SHOWN}x{LARGEST_BOARD_SHOWN}",
@@ -99,9 +101,9 @@ def drawable(record: Mapping[str, Any], drawn: int) -> dict[str, Any]:
     if drawn >= BOARDS_SHOWN:
         return {"solver": solver, "why": FULL}
     # "verified" is the file's word: the board is checked again here before it is drawn as an answer
-    fixed = {int(column): int(row) for column, row in (record.get("fixed") or {}).items()}
-    blocked = [(int(column), int(row)) for column, row in record.get("blocked") or ()]
-    error = board_error(int(record["n"]), record["queens"], fixed, blocked)
+    fixed = {int(column): int(row) for column, row in (record.fixed or {}).items()}
+    blocked = [(int(column), int(row)) for column, row in record.blocked or ()]
+    error = board_error(record.n, record.queens, fixed, blocked)
     if error is not None:
         return {
             "solver": solver,

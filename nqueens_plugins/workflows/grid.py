@@ -24,8 +24,9 @@ from nqueens_plugins.execution.executor import Executor
 from nqueens_plugins.execution.judge import refusal
 from nqueens_plugins.execution.local import LocalExecutor, given_or_local
 from nqueens_plugins.execution.tasks import Task
-from nqueens_plugins.formats.records import ResultsFile, ResultsWriter, run_record
+from nqueens_plugins.formats.records import ResultsFile, ResultsWriter
 from nqueens_plugins.formats.records import run_key as record_key
+from nqueens_plugins.formats.run_record import RunRecord
 from nqueens_plugins.loading import host
 from nqueens_plugins.workflows.race import RaceEntry, check_race, race, race_record_fields
 
@@ -134,7 +135,7 @@ def stream(
     jobs: int = 0,
     planned: Callable[[int], None] | None = None,
     warn: Callable[[str], None] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[RunRecord]:
     """Yield one record per run as it finishes, appending each to ``out`` first.
 
     With ``out.resume``, runs already in the file are not run again and are not
@@ -164,7 +165,7 @@ def stream(
         refusals = []
         for variant, problem, reason in grid.refused:
             refused = refusal(variant, problem, grid.limits, reason)
-            refusals.append(run_record(refused.to_dict(), sources.get(variant.name), refused.timeout))
+            refusals.append(refused.record(sources.get(variant.name)))
         if writer:  # a refusal already in the file (a resumed comparison) is kept once
             refusals = [r for r in refusals if record_key(r) not in writer.refused]
         if planned is not None:
@@ -175,8 +176,7 @@ def stream(
             yield record
         with given_or_local(executor, jobs) as backend:
             for _, result in backend.map(tasks):
-                kept = result.to_dict(keep_queens=True if keep_queens else None)
-                record = run_record(kept, sources.get(result.name), result.timeout)
+                record = result.record(sources.get(result.name), keep_queens=True if keep_queens else None)
                 if writer:
                     writer.write(record)
                 yield record
@@ -189,7 +189,7 @@ def stream(
             writer.close()
 
 
-def race_records(races: Sequence[RaceRun], limits: Limits, executor: Executor | None) -> Iterator[dict[str, Any]]:
+def race_records(races: Sequence[RaceRun], limits: Limits, executor: Executor | None) -> Iterator[RunRecord]:
     """Run a comparison's races one after another, each member on a core of its own (the comparison's local
     executor when it has the cores, else one made for the races), and yield each race's record."""
     if not races:
@@ -199,4 +199,4 @@ def race_records(races: Sequence[RaceRun], limits: Limits, executor: Executor | 
     with given_or_local(given, cores) as backend:
         for run in races:
             raced = race(run.entry.members, run.problem, limits, backend, trial=run.trial)
-            yield run_record(race_record_fields(raced, run.entry, limits, run.trial), None, limits.timeout)
+            yield RunRecord.written(race_record_fields(raced, run.entry, limits, run.trial), None, limits.timeout)

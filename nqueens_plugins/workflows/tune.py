@@ -50,7 +50,6 @@ from nqueens_plugins.formats.records import (
     grid_difference,
     instance_label,
     read_runs,
-    run_record,
     scan_records,
 )
 from nqueens_plugins.formats.records import run_key as record_key
@@ -217,10 +216,10 @@ class RunMaker:
         found = {key: self.known[key] for key in keys if key in self.known}
         tasks = list({key: task for key, task in zip(keys, asked, strict=True) if key not in found}.values())
         for task, result in self.backend.map(tasks):
-            record = {**run_record(result.to_dict(), None, result.timeout), "tune": dict(tag)}
+            record = result.record(tune=dict(tag))
             if self.writer is not None:
                 self.writer.write(record)
-            found[run_key(task)] = record
+            found[run_key(task)] = record.to_json()  # the public ``Tuning`` gives its runs as dicts
         return [found[key] for key in keys]
 
 
@@ -276,7 +275,8 @@ def resumed_runs(out: ResultsFile, setup: TuneSetup) -> dict[tuple[Any, ...], di
     runs = {record_key(record): record for record in read_runs(path, loaded)}
     if grid_difference(loaded.headers, runs, setup.describe()):
         return {}
-    return {key: record for key, record in runs.items() if "tune" in record}
+    # As dicts: they stand in the tune's records (``Tuning``, public) for runs made now, which are dicts.
+    return {key: record.to_json() for key, record in runs.items() if "tune" in record}
 
 
 def run_named(record: Mapping[str, Any]) -> str:
@@ -312,7 +312,7 @@ def check_resumed(maker: RunMaker, path: Path, fraction: float) -> None:
         return
     kept = {run_key(runs[i][0]): runs[i][1] for i in chosen}
     for task, result in maker.backend.map([runs[i][0] for i in chosen]):
-        again = run_record(result.to_dict(), None, result.timeout)
+        again = result.record()
         record = kept[run_key(task)]
         differs = run_mismatch(record, again, setup.limits.timeout, deterministic=builtin(task.variant))
         if differs is not None:
