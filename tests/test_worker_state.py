@@ -8,10 +8,11 @@ from collections.abc import Iterator
 import pytest
 
 from nqueens_plugins.builtin.backtracking import Backtracking
+from nqueens_plugins.core.limits import Limits
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.execution import wire
-from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Guessed, Guessing, Ready, Started, WarmingUp
 from nqueens_plugins.execution.tasks import Executed, Task
 from nqueens_plugins.execution.worker_handle import WorkerProcess
 from nqueens_plugins.execution.worker_state import MOVES, IllegalMove, WorkerState, checked_move
@@ -37,9 +38,10 @@ def test_an_ended_worker_stays_ended_and_any_worker_can_be_ended() -> None:
     assert S.RUNNING not in MOVES[S.STARTING]  # a new worker has prepared nothing: its first task prepares
 
 
-def task() -> Task:
+def task(limits: Limits | None = None) -> Task:
     solver = Backtracking()
-    return Task.solve(Variant(solver, {o.name: o.default for o in solver.options}), make_problem(6))
+    variant = Variant(solver, {o.name: o.default for o in solver.options})
+    return Task.solve(variant, make_problem(6)) if limits is None else Task.solve(variant, make_problem(6), limits)
 
 
 @pytest.fixture
@@ -88,6 +90,10 @@ def test_a_workers_messages_move_it_through_its_states(worker: WorkerProcess) ->
         (True, [Ready(), WarmingUp(), done()], "Done out of order: a worker warming up cannot become idle"),
         (True, [Ready(), WarmingUp(), WarmingUp()], "WarmingUp out of order: a worker warming up cannot become"),
         (True, [Ready(), WarmingUp(), Started(0.1), Started(0.1)], "Started out of order: a worker running"),
+        (True, [Ready(), Guessing()], "Guessing out of order: a worker preparing cannot become guessing"),
+        (True, [Ready(), WarmingUp(), Guessed()], "Guessed out of order: a worker warming up cannot become"),
+        (True, [Ready(), WarmingUp(), Guessing(), Started(0.1)], "Started out of order: a worker guessing"),
+        (True, [Ready(), WarmingUp(), Guessing(), Guessing()], "Guessing out of order: a worker guessing"),
     ],
 )
 def test_a_message_out_of_order_is_a_garbled_answer(
@@ -103,3 +109,23 @@ def test_a_message_out_of_order_is_a_garbled_answer(
         worker.hear(last)
     assert str(refused.value).startswith(refusal), refused.value
     assert (worker.state, worker.started) == (state, started)  # nothing believed
+
+
+def test_only_a_guess_is_held_to_the_guess_limit(worker: WorkerProcess) -> None:
+    """The default warm-up says it guesses (``Guessing``): then, and only then, the short limit holds (half the
+    run's 2 s, well under the 120 s a preparation may take)."""
+    worker.submit(task(Limits(timeout=2.0)))
+    worker.hear(Ready())
+    worker.hear(WarmingUp())
+    assert worker.deadline() - worker.started > 100
+    worker.hear(Guessing())
+    assert worker.state is S.GUESSING and worker.in_guess()
+    assert worker.deadline() - worker.clock.guess_began <= 1.0 + 1e-9  # type: ignore[operator]
+    worker.hear(Compiling("kernel"))  # our own compile in the guess: its own limit, then back to the guess
+    assert worker.state is S.COMPILING
+    worker.hear(Compiled())
+    assert worker.state is S.GUESSING
+    worker.hear(Guessed())
+    assert worker.state is S.WARMING_UP and not worker.in_guess() and worker.deadline() - worker.started > 100
+    worker.hear(Started(0.1))
+    assert worker.state is S.RUNNING

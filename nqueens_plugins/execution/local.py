@@ -282,7 +282,7 @@ class LocalExecutor(Executor):
             elapsed = time.perf_counter() - worker.started
             printed = worker.output.remains()
             state = worker.state  # what it was doing when its limit came (killing it ends it)
-            cut_warm_up = worker.in_default_warm_up()
+            cut_warm_up = worker.in_guess()
             warming_up = worker.warming_up
             worker.kill()
             task = worker.tasks.popleft()

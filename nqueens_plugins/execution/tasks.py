@@ -29,19 +29,21 @@ from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
-from nqueens_plugins.core.solver import Solver, Variant
+from nqueens_plugins.core.solver import Variant
 
 if TYPE_CHECKING:
     from nqueens_plugins.execution.answers import CountResult, Result
 
 R_co = TypeVar("R_co", covariant=True)  # what an executor answers for the task, once verified
 
-# The default warm-up (a 4x4 solve, ``Solver.warm_up``) only guesses what a first call loads; on a sane
+# The default warm-up (a 4x4 solve, ``Solver.warm_up``, which says it is guessing: ``core.guess_notes``) only
+# guesses what a first call loads; on a sane
 # solver it ends in milliseconds once the plugin is imported, and one that does not end is a solver that
 # ignores its budget: exactly the kind the user's time limit is for. So for a run with a time limit it
 # gets half that limit, within these bounds; past it the worker is ended and the solver runs cold in a new
 # one, under the run's own limit (a hung warm-up costs at most half again the time the user allowed). A
-# solver that truly loads for long on its first call says so by overriding ``warm_up`` (``Limits.prepare_timeout``).
+# solver that truly loads for long on its first call warms up its own way, overriding ``warm_up``
+# (``Limits.prepare_timeout``).
 DEFAULT_WARM_UP_SHORTEST = 0.5
 DEFAULT_WARM_UP_LONGEST = 5.0
 
@@ -90,11 +92,6 @@ class Task(Generic[R_co]):
         if left is None:
             return None
         return min(DEFAULT_WARM_UP_LONGEST, max(DEFAULT_WARM_UP_SHORTEST, left / 2))
-
-    @property
-    def default_warm_up(self) -> bool:
-        """Whether its solver warms up by the default 4x4 solve (it does not override ``warm_up``)."""
-        return type(self.variant.solver).warm_up is Solver.warm_up
 
     @staticmethod
     def solve(

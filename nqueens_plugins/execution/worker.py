@@ -18,7 +18,8 @@ that), then for each task:
    loaded before any clock starts (``WarmingUp`` tells the service it is
    past rebuilding; a task marked ``cold`` skips the warm-up, whose default
    did not end in an earlier worker; ``Compiling`` and ``Compiled`` around each
-   kernel the built-in engines compile meanwhile, ``telling_compiles``), and sends ``Started(seconds)``, the
+   kernel the built-in engines compile meanwhile, ``Guessing`` and ``Guessed``
+   around the default warm-up, ``telling_the_parent``), and sends ``Started(seconds)``, the
    seconds that rebuilding and warming up took; the service holds them to the
    task's ``prepare_timeout`` and starts the run's time limit only then;
 3. it calls the solver (``calls.perform``), which times the call alone, and
@@ -46,7 +47,6 @@ it), and leaves at once when its parent is gone.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import pickle
 import resource
@@ -60,38 +60,35 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core import compile_notes
+from nqueens_plugins.core import compile_notes, guess_notes
 from nqueens_plugins.execution import processes, wire
 from nqueens_plugins.execution.calls import describe, perform
-from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import (
+    Compiled,
+    Compiling,
+    Done,
+    Guessed,
+    Guessing,
+    Message,
+    Ready,
+    Started,
+    WarmingUp,
+)
 from nqueens_plugins.execution.output import PrintedHere
 from nqueens_plugins.execution.tasks import Executed, OpaquePart, Task
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
 
 
 def warm_up(task: Task, preparation: str) -> Executed | None:
-    """The solver's untimed ``warm_up`` (imports, JIT), for the named ``preparation`` if it names them;
-    the failure to send back instead of a run, if it failed. A solver's own ``warm_up`` failing is its
-    preparation failing; the default one (a 4x4 solve) only guesses what the solver loads, so its
-    failure is left for the timed call to meet."""
-    solver = task.variant.solver
+    """The solver's untimed ``warm_up(options, preparation)`` (imports, JIT), the failure to send back instead
+    of a run if it failed. One call for every solver, whatever its class: the default (``Solver.warm_up``, a
+    guess) keeps its own failure for the timed call to meet, and a plugin written for the one-argument
+    ``warm_up(options)`` was adapted when its class was made (``Solver.__init_subclass__``)."""
     try:
-        if preparation and takes_preparation(solver.warm_up):
-            solver.warm_up(dict(task.variant.options), preparation)  # type: ignore[call-arg]
-        else:  # a subclass may override warm_up(options) alone: it prepares everything at once
-            solver.warm_up(dict(task.variant.options))
+        task.variant.solver.warm_up(dict(task.variant.options), preparation)
     except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
-        if not task.default_warm_up:
-            return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
+        return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
     return None
-
-
-def takes_preparation(warm_up: Any) -> bool:
-    """Whether a solver's bound ``warm_up`` takes a preparation's name beside the options."""
-    try:
-        return len(inspect.signature(warm_up).parameters) >= 2
-    except (TypeError, ValueError):
-        return False
 
 
 def named_preparation(task: Task) -> str:
@@ -124,7 +121,7 @@ class Preparations:
         # took for prepared, a solver met before, waits for this one: its clock starts again after it).
         send(writer, WarmingUp())
         start = time.perf_counter()
-        with telling_compiles(writer):
+        with telling_the_parent(writer):
             failed = None if task.cold else warm_up(task, preparation)
         seconds = rebuilding + time.perf_counter() - start
         send(writer, Started(seconds))
@@ -141,16 +138,20 @@ class Preparations:
 
 
 @contextlib.contextmanager
-def telling_compiles(writer: Connection) -> Iterator[None]:
+def telling_the_parent(writer: Connection) -> Iterator[None]:
     """While a solver prepares, tell the parent when the built-in engines compile a kernel (``Compiling``,
-    ``Compiled``): the parent does not hold our own compile to the solver's ``prepare_timeout``, if the
-    solver is one of ours (it checks that itself: ``worker_handle.compiles_our_kernels``)."""
+    ``Compiled``) and when the solver's default warm-up guesses (``Guessing``, ``Guessed``): the parent does not
+    hold our own compile to the solver's ``prepare_timeout``, if the solver is one of ours (it checks that
+    itself: ``worker_handle.compiles_our_kernels``), and holds a guess to a short limit of its own."""
     compile_notes.kernel_started = lambda kernel: send(writer, Compiling(kernel))
     compile_notes.kernel_ended = lambda kernel: send(writer, Compiled())
+    guess_notes.guess_started = lambda: send(writer, Guessing())
+    guess_notes.guess_ended = lambda: send(writer, Guessed())
     try:
         yield
     finally:
         compile_notes.kernel_started = compile_notes.kernel_ended = None
+        guess_notes.guess_started = guess_notes.guess_ended = None
 
 
 @contextlib.contextmanager

@@ -33,7 +33,16 @@ from nqueens_plugins.core import compile_notes
 from nqueens_plugins.core.cache_folder import cache_folder
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.execution import processes, wire
-from nqueens_plugins.execution.messages import Compiled, Compiling, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import (
+    Compiled,
+    Compiling,
+    Guessed,
+    Guessing,
+    Message,
+    Ready,
+    Started,
+    WarmingUp,
+)
 from nqueens_plugins.execution.output import CapturedOutput
 from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
 from nqueens_plugins.execution.worker_state import (
@@ -278,6 +287,9 @@ class WorkerProcess:
         if isinstance(message, Compiling | Compiled):
             self.compiling(message)
             return None
+        if isinstance(message, Guessing | Guessed):
+            self.guessing(message)
+            return None
         if self.state not in (WorkerState.PREPARING, WorkerState.RUNNING):
             raise IllegalMove(self.state, WorkerState.IDLE, "Done")
         task = self.tasks.popleft()
@@ -312,9 +324,7 @@ class WorkerProcess:
             return clock.compile_began + COMPILE_LIMIT - clock.compiled_seconds
         if self.state in PREPARING_STATES:  # preparing its solver: the preparation's own limit, never the run's
             end = self.started + task.limits.prepare_timeout + KILL_GRACE + clock.compiled_seconds
-            if self.in_default_warm_up():
-                end = min(end, clock.warm_up_began + clock.guess_limit + clock.compiled_seconds)
-            return end
+            return min(end, clock.guess_deadline()) if self.in_guess() else end
         end = float("inf") if task.limits.timeout is None else self.started + task.limits.timeout
         if task.deadline is not None:
             job_end = task.deadline + self.time_back.get(task.deadline, 0.0)
@@ -330,25 +340,40 @@ class WorkerProcess:
         if self.state is WorkerState.RUNNING:
             self.started = now
         self.move(WorkerState.WARMING_UP, "WarmingUp")
-        self.clock = PreparationClock(warm_up_began=now, guess_limit=self.tasks[0].default_warm_up_limit() or INF)
+        self.clock = PreparationClock()
 
     def compiling(self, message: Compiling | Compiled) -> None:
         """The worker says the built-in engines began (``Compiling``) or ended (``Compiled``) compiling a kernel
         while the first task's solver prepares. Believed only for a built-in solver (``compiles_our_kernels``)
         and only while warming up: that time is held to ``COMPILE_LIMIT``, not to ``prepare_timeout``, and
         shown (``core.compile_notes``). From any other solver, or at any other time, it changes nothing."""
-        warming = self.state in (WorkerState.WARMING_UP, WorkerState.COMPILING)
-        if not self.tasks or not warming or not compiles_our_kernels(self.tasks[0]):
+        if not self.tasks or not self.warming_up or not compiles_our_kernels(self.tasks[0]):
             return
         now = time.perf_counter()
         if isinstance(message, Compiling):
-            if self.state is WorkerState.WARMING_UP:
+            if self.state is not WorkerState.COMPILING:
                 count = self.clock.compile_started(now)
                 self.move(WorkerState.COMPILING)
                 compile_notes.note(compile_note(self.tasks[0], message.kernel, count, self.clock.compiled_seconds))
         elif self.state is WorkerState.COMPILING:
             self.clock.compile_ended(now)
-            self.move(WorkerState.WARMING_UP)
+            self.move(WorkerState.GUESSING if self.clock.guess_began is not None else WorkerState.WARMING_UP)
+
+    def guessing(self, message: Guessing | Guessed) -> None:
+        """The worker says the solver's default warm-up (``Solver.warm_up``'s 4x4 solve, a guess at what it loads)
+        began or ended: a guess is held to a short limit of its own (``Task.default_warm_up_limit``), past which
+        the solver runs cold. Saying so only makes its own worker's limit tighter."""
+        if isinstance(message, Guessing):
+            if self.state is not WorkerState.WARMING_UP:
+                raise IllegalMove(self.state, WorkerState.GUESSING, "Guessing outside a warm-up")
+            self.move(WorkerState.GUESSING)
+            self.clock.guess_started(time.perf_counter(), self.tasks[0].default_warm_up_limit() or INF)
+            return
+        if self.state not in (WorkerState.GUESSING, WorkerState.COMPILING) or self.clock.guess_began is None:
+            raise IllegalMove(self.state, WorkerState.WARMING_UP, "Guessed without Guessing")
+        self.clock.compile_ended(time.perf_counter())  # a compile that raised in the guess said no Compiled
+        self.clock.guess_began = None
+        self.move(WorkerState.WARMING_UP)
 
     @property
     def compiling_now(self) -> bool:
@@ -357,14 +382,14 @@ class WorkerProcess:
 
     @property
     def warming_up(self) -> bool:
-        """Whether the first task's solver is in its ``warm_up`` (compiling our kernels there included)."""
-        return self.state in (WorkerState.WARMING_UP, WorkerState.COMPILING)
+        """Whether the first task's solver is in its ``warm_up`` (a guess, or our kernels compiling there, included)."""
+        return self.state in (WorkerState.WARMING_UP, WorkerState.GUESSING, WorkerState.COMPILING)
 
     def prepared(self) -> None:
         """The worker says it prepared the first task's solver: its run starts now. Its job's pieces here get
         back what preparing took, as this process timed it (from the task's beginning, or its ``WarmingUp``)."""
         if self.state not in (WorkerState.WARMING_UP, WorkerState.COMPILING):
-            raise IllegalMove(self.state, WorkerState.RUNNING, "Started before WarmingUp")
+            raise IllegalMove(self.state, WorkerState.RUNNING, "Started outside a warm-up, or in a guess")
         task = self.tasks[0]
         now = time.perf_counter()
         self.clock.compile_ended(now)
@@ -374,11 +399,9 @@ class WorkerProcess:
         self.started = now
         self.warmed.add(task.variant.name)
 
-    def in_default_warm_up(self) -> bool:
-        """Whether the first task's solver is in a default warm-up held to a short limit of its own."""
-        task = self.tasks[0]
-        limited = self.clock.guess_limit != INF
-        return self.warming_up and task.default_warm_up and not task.cold and limited
+    def in_guess(self) -> bool:
+        """Whether the first task's solver is in its default warm-up (a guess) held to a short limit of its own."""
+        return self.warming_up and self.clock.guess_deadline() != INF and not self.tasks[0].cold
 
     def kill(self) -> None:
         """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""

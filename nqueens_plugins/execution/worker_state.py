@@ -26,7 +26,8 @@ class WorkerState(enum.Enum):
     STARTING = "starting"  # Python starting and importing: no clock of a task runs (STARTUP_LIMIT)
     IDLE = "idle"  # ready, no task
     PREPARING = "preparing"  # rebuilding its first task's solver, new to it (prepare_timeout)
-    WARMING_UP = "warming up"  # said WarmingUp: the solver's untimed warm_up (prepare_timeout, or a guess's limit)
+    WARMING_UP = "warming up"  # said WarmingUp: the solver's untimed warm_up (prepare_timeout)
+    GUESSING = "guessing"  # said Guessing: the default warm-up, a guess (its short limit, within prepare_timeout)
     COMPILING = "compiling"  # said Compiling, for a built-in: our own kernels compile (COMPILE_LIMIT)
     RUNNING = "running"  # said Started, or its solver was prepared before: the run's limit
     ENDED = "ended"  # killed by its parent: nothing more is read from it
@@ -39,17 +40,20 @@ MOVES: dict[WorkerState, frozenset[WorkerState]] = {
     S.IDLE: frozenset({S.PREPARING, S.RUNNING, S.ENDED}),  # a task sent: new solver, or one prepared here
     # Done (a solver that could not be rebuilt): the next task begins, if any; WarmingUp.
     S.PREPARING: frozenset({S.IDLE, S.PREPARING, S.RUNNING, S.WARMING_UP, S.ENDED}),
-    # Compiling (one of ours) / a message that changes nothing here; Started.
-    S.WARMING_UP: frozenset({S.WARMING_UP, S.COMPILING, S.RUNNING, S.ENDED}),
-    # Compiled; a kernel nested in the one compiling; Started (a compile that raised says no Compiled).
-    S.COMPILING: frozenset({S.COMPILING, S.WARMING_UP, S.RUNNING, S.ENDED}),
+    # Compiling (one of ours) / a message that changes nothing here; Guessing; Started.
+    S.WARMING_UP: frozenset({S.WARMING_UP, S.GUESSING, S.COMPILING, S.RUNNING, S.ENDED}),
+    # Compiling (one of ours, in the guess's solve) / a message that changes nothing here; Guessed.
+    S.GUESSING: frozenset({S.GUESSING, S.COMPILING, S.WARMING_UP, S.ENDED}),
+    # Compiled: back to the guess or the warm-up it was in; a kernel nested in the one compiling; Guessed (a
+    # compile that raised in a guess says no Compiled); Started (nor in a solver's own warm-up).
+    S.COMPILING: frozenset({S.COMPILING, S.GUESSING, S.WARMING_UP, S.RUNNING, S.ENDED}),
     # Done: the next task begins, if any; WarmingUp: a solver met before needs a new preparation for this problem.
     S.RUNNING: frozenset({S.IDLE, S.PREPARING, S.RUNNING, S.WARMING_UP, S.ENDED}),
     S.ENDED: frozenset({S.ENDED}),  # killing twice is harmless; nothing else follows an end
 }
 """From each state, the states it may move to: every legal move of a worker, and no other."""
 
-PREPARING_STATES = frozenset({S.PREPARING, S.WARMING_UP, S.COMPILING})
+PREPARING_STATES = frozenset({S.PREPARING, S.WARMING_UP, S.GUESSING, S.COMPILING})
 """The states in which a task's solver is being prepared: its run's clock has not started."""
 
 
@@ -77,11 +81,22 @@ class PreparationClock:
     for a built-in solver only): given back to the preparation's limit, which it never counts against.
     """
 
-    warm_up_began: float = 0.0
-    guess_limit: float = float("inf")  # what a default warm-up (a guess) may take (Task.default_warm_up_limit)
+    guess_began: float | None = None  # when the default warm-up (a guess) began, while it runs
+    guess_limit: float = float("inf")  # what that guess may take (Task.default_warm_up_limit)
+    compiled_before_guess: float = 0.0  # compiled_seconds when it began: what it compiled is given back to it
     compile_began: float | None = None  # when the kernel now compiling began, if one is
     compiled_seconds: float = 0.0  # what compiling took in this preparation
     kernels: int = 0  # kernels compiled in this preparation
+
+    def guess_started(self, now: float, limit: float) -> None:
+        """The default warm-up began: it may take ``limit`` seconds (besides what our kernels' compile takes)."""
+        self.guess_began, self.guess_limit, self.compiled_before_guess = now, limit, self.compiled_seconds
+
+    def guess_deadline(self) -> float:
+        """When the guess under way is over its limit (``inf`` if none is, or it has none)."""
+        if self.guess_began is None:
+            return float("inf")
+        return self.guess_began + self.guess_limit + self.compiled_seconds - self.compiled_before_guess
 
     def compile_started(self, now: float) -> int:
         """A kernel began compiling: the number of kernels this preparation has compiled, this one included."""
