@@ -1,4 +1,4 @@
-"""Execution layer, both sides of the pipe: what travels to a worker (``Task``) and back (``Executed``).
+"""Execution layer, both sides of the pipe: what travels to a worker (``Task``, ``JobEnd``) and back (``Executed``).
 
 A ``Task`` is one call into plugin code, pickled to a worker process; an
 ``Executed`` is what came back from it, unverified. Both are plain data, so the
@@ -21,6 +21,7 @@ goes through them, in the process the user typed into.
 from __future__ import annotations
 
 import enum
+import struct
 import time
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -173,6 +174,33 @@ class Foreign:
     type's name alone (``wire.py``), for the judge to say what came instead of an ``Outcome`` or a ``Count``."""
 
     type_name: str
+
+
+@dataclass(frozen=True)
+class JobEnd:
+    """What the parent tells a worker that has just prepared a solver for a task of a job with a deadline (a
+    split count's pieces share one): the end the worker runs that job's tasks to, ``end`` (``time.time()``),
+    the job's deadline ``job`` with every preparation of that worker given back, as the parent's own clock
+    measured them (``worker_handle.WorkerProcess.prepared``). The parent does that arithmetic, once, for the
+    limit it enforces; the worker only takes the result (``worker.Inbox``). A frame of its own on the pipe to
+    the worker (``JOB_END`` then two doubles), which no pickle of a task starts with."""
+
+    job: float
+    end: float
+
+    def frame(self) -> bytes:
+        return JOB_END + struct.pack("<dd", self.job, self.end)
+
+    @staticmethod
+    def read(frame: bytes) -> JobEnd | None:
+        """The ``JobEnd`` a frame from the parent is, or None if it is a task's pickle."""
+        if not frame.startswith(JOB_END):
+            return None
+        job, end = struct.unpack("<dd", frame[len(JOB_END) :])
+        return JobEnd(job, end)
+
+
+JOB_END = b"nqueens-job-end:"  # a pickle starts with its protocol's b"\x80", never with this
 
 
 @dataclass(frozen=True)

@@ -2,20 +2,26 @@
 
 A ``WorkerProcess`` starts the worker program (``python -m
 nqueens_plugins.execution.worker``) in a process group of its own, sends it
-pickled tasks, reads its messages as frames of data (``wire.py``) and keeps the state of the one it runs: starting (no clock runs
-until the worker says ``Ready``), preparing its solver (``WarmingUp``, held to
-the task's ``prepare_timeout``, or for a default warm-up half the run's limit;
-the built-in engines compiling their kernels, ``Compiling``, is held to
-``COMPILE_LIMIT`` instead, and shown: only for a solver this process knows
-for one of the built-ins, ``compiles_our_kernels``),
-running (from ``Started``, held to the run's limit plus ``KILL_GRACE``), done
-(``Done``). The messages are ``messages.py``'s; the worker's half is
-``worker.serve``. The helpers here make the ``Executed`` of a run the parent had
-to end itself: killed at its limit, unprepared, not tried, a dead worker.
+pickled tasks, reads its messages as frames of data (``wire.py``) and keeps its
+one state (``worker_state.WorkerState``, moved only along ``worker_state.MOVES``;
+a message out of order is a garbled answer), each state held to a limit of its
+own: starting (no clock runs until the worker says ``Ready``), preparing its
+solver (from the task's beginning, then ``WarmingUp``: held to the task's
+``prepare_timeout``), guessing (``Guessing``: the solver's default warm-up,
+held to half the run's limit), the built-in engines compiling their kernels
+(``Compiling``: held to ``COMPILE_LIMIT`` instead, and shown, only for a solver
+this process knows for one of the built-ins, ``compiles_our_kernels``), running
+(from ``Started``, held to the run's limit plus ``KILL_GRACE``; a job's pieces
+get back what preparing took here, by this process's clock, and the worker is
+told the end that makes, ``JobEnd``), then idle or the next task (``Done``).
+The messages are ``messages.py``'s; the worker's half is ``worker.serve``. The
+helpers here make the ``Executed`` of a run the parent had to end itself:
+killed at its limit, unprepared, not tried, a dead worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import subprocess
@@ -44,7 +50,7 @@ from nqueens_plugins.execution.messages import (
     WarmingUp,
 )
 from nqueens_plugins.execution.output import CapturedOutput
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Executed, JobEnd, Task, TaskKind
 from nqueens_plugins.execution.worker_state import (
     PREPARING_STATES,
     IllegalMove,
@@ -227,7 +233,7 @@ class WorkerProcess:
         self.tasks: deque[Task] = deque()  # sent, not answered; the first is the one it works on
         self.warmed: set[str] = set()  # solvers this worker has prepared: it starts their calls at once
         # A job's deadline (a split count's pieces share one) -> what preparing took here, by this process's
-        # clock: its pieces here get that time back (the worker gives its own the same, ``worker.Preparations``).
+        # clock: its pieces here get that time back, and the worker is told the end it makes (``JobEnd``).
         self.time_back: dict[float, float] = {}
         self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
 
@@ -393,8 +399,10 @@ class WorkerProcess:
         task = self.tasks[0]
         now = time.perf_counter()
         self.clock.compile_ended(now)
-        if task.deadline is not None:
+        if task.deadline is not None:  # the worker waits for its job's end here: the one arithmetic of it
             self.time_back[task.deadline] = self.time_back.get(task.deadline, 0.0) + now - self.started
+            with contextlib.suppress(OSError):  # a worker gone: collect() finds it dead
+                self.sender.send_bytes(JobEnd(task.deadline, task.deadline + self.time_back[task.deadline]).frame())
         self.move(WorkerState.RUNNING, "Started")
         self.started = now
         self.warmed.add(task.variant.name)
