@@ -63,7 +63,7 @@ module, name = sys.argv[1].split(":")
 solver = getattr(importlib.import_module(module), name)()
 options = {option.name: option.default for option in solver.options}
 start = time.process_time()
-solver.warm_up(options, sys.argv[2]) if sys.argv[2] else solver.warm_up(options)
+solver.warm_up(options, sys.argv[2])
 print(time.process_time() - start)
 """
 

@@ -50,7 +50,7 @@ class NeverReturns(NeverPrepared):
     name = "never-returns"
     summary = "Warms up at once, then sleeps forever and ignores its budget."
 
-    def warm_up(self, options):
+    def warm_up(self, options, preparation=""):
         pass
 
 @hookimpl

@@ -22,7 +22,7 @@ class BusyLoop(Solver):
     name = "hostile-busy"
     summary = "Spins forever and never looks at its budget."
 
-    def warm_up(self, options):  # type: ignore[no-untyped-def]
+    def warm_up(self, options, preparation=""):  # type: ignore[no-untyped-def]
         pass  # prepared at once: it is the run that never ends, and --timeout must end it
 
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
@@ -34,7 +34,7 @@ class Sleeper(Solver):
     name = "hostile-sleeps"
     summary = "Sleeps for an hour."
 
-    def warm_up(self, options):  # type: ignore[no-untyped-def]
+    def warm_up(self, options, preparation=""):  # type: ignore[no-untyped-def]
         pass  # prepared at once: it is the run that never ends, and --timeout must end it
 
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
@@ -123,7 +123,7 @@ class EndlessWarmUp(Solver):
     name = "hostile-endless-warm-up"
     summary = "Never finishes warming up (the default warm-up, a 4x4 solve, would hang the same way)."
 
-    def warm_up(self, options):  # type: ignore[no-untyped-def]
+    def warm_up(self, options, preparation=""):  # type: ignore[no-untyped-def]
         time.sleep(3600)
 
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
@@ -156,7 +156,7 @@ class FailingWarmUp(Solver):
     name = "hostile-failing-warm-up"
     summary = "Its own warm_up raises (a kernel that does not compile)."
 
-    def warm_up(self, options):  # type: ignore[no-untyped-def]
+    def warm_up(self, options, preparation=""):  # type: ignore[no-untyped-def]
         raise OSError("the kernel did not compile")
 
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]
@@ -173,7 +173,7 @@ class HoldsGil(Solver):
     name = "hostile-holds-gil"
     summary = "Sleeps an hour in native code that holds the GIL (as a library's solve call may)."
 
-    def warm_up(self, options):  # type: ignore[no-untyped-def]
+    def warm_up(self, options, preparation=""):  # type: ignore[no-untyped-def]
         pass
 
     def solve(self, problem, rng, budget, options):  # type: ignore[no-untyped-def]

@@ -254,7 +254,7 @@ def test_a_long_preparation_is_shown_by_solve(fake_distribution, run_cli) -> Non
         class SlowWarmUp(MinConflicts):
             name = "slow-warm-up"
 
-            def warm_up(self, options):
+            def warm_up(self, options, preparation=""):
                 time.sleep(1.5)
 
         @hookimpl
@@ -350,9 +350,9 @@ def test_a_split_count_does_not_pay_for_its_workers_preparation(fake_distributio
         class SlowWarmCounter(Bitboard):
             name = "slow-warm-counter"
 
-            def warm_up(self, options):
+            def warm_up(self, options, preparation=""):
                 time.sleep({limit + 1.0!r})
-                super().warm_up(options)  # and load the compiled counters
+                super().warm_up(options, preparation)  # and load the compiled counters
 
         @hookimpl
         def nqueens_register_solvers(register):

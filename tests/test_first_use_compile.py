@@ -153,7 +153,7 @@ CLAIMS_COMPILING = """
         name = "claims-compiling"
         summary = "Says the built-ins' kernels are compiling, then hangs in its warm_up."
 
-        def warm_up(self, options):
+        def warm_up(self, options, preparation=""):
             compile_notes.started("advance")  # what the built-ins' kernel_cache says: believed for them only
             time.sleep(3600)
 

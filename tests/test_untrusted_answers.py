@@ -28,7 +28,7 @@ from nqueens_plugins.core.canonical_cnf import clause_count
 from nqueens_plugins.core.proof_log import ProofLog
 from nqueens_plugins.core.solver import resolve_options
 from nqueens_plugins.execution import certificates, wire
-from nqueens_plugins.execution.messages import Done, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Guessed, Guessing, Ready, Started, WarmingUp
 from nqueens_plugins.execution.tasks import Certificate, Executed, Foreign, OpaquePart, ProofHandoff
 from nqueens_plugins.testing import patient_executor
 
@@ -300,7 +300,7 @@ def test_any_json_header_either_parses_or_is_one_wire_error(header: Any) -> None
 
 
 def test_every_message_and_the_contracts_classes_make_the_round_trip() -> None:
-    for message in (Ready(), WarmingUp(), Started(0.5)):
+    for message in (Ready(), WarmingUp(), Compiling("advance"), Compiled(), Guessing(), Guessed(), Started(0.5)):
         assert wire.decode(wire.encode(message)) == message
     trace = nq.Trace(4)
     trace.place(0, 1)

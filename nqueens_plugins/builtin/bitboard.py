@@ -78,7 +78,7 @@ from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, ke
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.hookspecs import hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status
-from nqueens_plugins.core.solver import Option, Solver
+from nqueens_plugins.core.solver import Option, Solver, solve_a_small_board
 
 if TYPE_CHECKING:
     from nqueens_plugins.core.hookspecs import SolverRegister
@@ -432,9 +432,11 @@ class Bitboard(Solver):
         kernel = chunk_kernel(problem.n, options)
         return way_of(problem, options) if kernel == "numba" else kernel
 
-    def warm_up(self, options: Mapping[str, Any], preparation: str = "numba") -> None:
-        """The default warm-up, then the compiled counters ``preparation`` names (loaded from numba's cache)."""
-        super().warm_up(options)
+    def warm_up(self, options: Mapping[str, Any], preparation: str = "") -> None:
+        """A small solve, then the compiled counters ``preparation`` names (loaded from numba's cache; every
+        counter for a preparation not named, "")."""
+        solve_a_small_board(self, options)
+        preparation = preparation or "numba"
         if not use_numba(options) or preparation == "python":
             return
         small = Problem(8)

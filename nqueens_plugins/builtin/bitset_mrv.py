@@ -49,7 +49,7 @@ import numpy as np
 from nqueens_plugins.builtin.engines.kernels import engine_of, kernel_option, kernel_refusal, use_numba
 from nqueens_plugins.core.hookspecs import hookimpl
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem, Status, Trace
-from nqueens_plugins.core.solver import Solver
+from nqueens_plugins.core.solver import Solver, solve_a_small_board
 
 if TYPE_CHECKING:
     from nqueens_plugins.core.hookspecs import SolverRegister
@@ -230,10 +230,10 @@ class BitsetMrv(Solver):
     def engine(self, options: Mapping[str, Any]) -> str:
         return engine_of(options)
 
-    def warm_up(self, options: Mapping[str, Any]) -> None:
-        """The default 4x4 solve, declared our own: with numba it loads (or first compiles) the kernel, which
-        takes seconds, past the short limit the host may give a default warm-up (then a solver runs cold)."""
-        super().warm_up(options)
+    def warm_up(self, options: Mapping[str, Any], preparation: str = "") -> None:
+        """A 4x4 solve of our own, not the default's guess: with numba it loads (or first compiles) the kernel,
+        which takes seconds, past the short limit the host gives a guess (then a solver runs cold)."""
+        solve_a_small_board(self, options)
 
     def start(self, problem: Problem, options: Mapping[str, Any]) -> Search | None:
         """A search, or None when the instance is impossible on its face."""

@@ -9,6 +9,7 @@ checker's verdict among them). Beside it, what every layer shares: ``verify`` (t
 no solver), ``limits`` (what a run may spend, made once at the front door), ``space`` (the
 ranges a tuner may try for a solver's options) and ``cache_folder`` (the user's cache folder,
 shared by the host's import probes and the built-ins' compiled kernels) and ``compile_notes`` (how a
-built-in's first compile of its kernels is told to whoever shows it, without the built-ins importing the host). What plugin authors
+built-in's first compile of its kernels is told to whoever shows it, without the built-ins importing the host)
+and ``guess_notes`` (how ``Solver.warm_up``'s default, a guess, tells its worker that it runs). What plugin authors
 may use from here is re-exported by the package itself (``import nqueens_plugins``).
 """

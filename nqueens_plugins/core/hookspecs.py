@@ -39,7 +39,9 @@ lacks) or another major. A plugin that says nothing is taken as written for 1.0.
   ``dict(problem.fixed)``); the proof a certifying solver writes is checked
   outside its worker.
 * 1.2: nqueens-plugins 0.3 (unreleased): ``dzn_text``, the adapter kit's writer of
-  a board's MiniZinc data, is part of the contract.
+  a board's MiniZinc data, is part of the contract; every solver warms up by
+  ``warm_up(options, preparation)`` (the one-argument ``warm_up(options)`` still
+  works, adapted when its class is made, and warns until 0.4.0).
 """
 
 from __future__ import annotations

@@ -11,14 +11,19 @@ each variant is its own row.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import itertools
 import math
 import random
 import re
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from nqueens_plugins.core import guess_notes
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.problem import Budget, Count, Outcome, Problem
 
@@ -190,22 +195,44 @@ class Solver:
         """
         return self.runs_on
 
-    def warm_up(self, options: Mapping[str, Any]) -> None:
+    def warm_up(self, options: Mapping[str, Any], preparation: str = "") -> None:
         """Load what the first timed call would otherwise pay for (imports, compiled kernels).
 
-        A worker calls it once per solver, untimed, before that solver's first
-        run. The default solves a 4x4 board, which loads what ``solve`` imports;
-        override it when counting or large boards load more (``bitboard`` loads its
-        compiled counter here). A solver that names its preparations
-        (``preparation``) is called ``warm_up(options, name)`` instead, once per name.
+        A worker calls it once per solver and preparation (``preparation``: the name
+        ``Solver.preparation`` gave for the problem, "" unless the solver names them),
+        untimed, before that solver's first run there, held to ``--prepare-timeout``;
+        if it raises, the run is an error saying so.
+
+        The default guesses: it solves a 4x4 board, which loads what ``solve``
+        imports, and says it is guessing (``core.guess_notes``), so the host holds it to a
+        short limit of its own (a solver that ignores its budget would make it endless:
+        past it the solver runs cold) and leaves its failure to the timed call. Override
+        it when counting or large boards load more, or when what ``solve`` loads takes
+        longer than that short limit: then it is your own warm-up, held to
+        ``--prepare-timeout`` (``bitboard`` loads its compiled counters here).
         """
-        self.solve(Problem(4), random.Random(0), Budget(2.0), dict(options))
+        with guess_notes.guessing(), contextlib.suppress(BaseException):  # a guess: the timed call meets its failure
+            solve_a_small_board(self, options)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A subclass written for the one-argument ``warm_up(self, options)`` of contract 1.1 and before keeps
+        working, adapted here, once, when its class is made (never by the worker at each call), and warns."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("warm_up")
+        if own is not None and takes_options_only(own):
+            warnings.warn(
+                f"{cls.__module__}.{cls.__qualname__}.warm_up(self, options) is deprecated since nqueens-plugins "
+                "0.3.0 and goes in 0.4.0: define warm_up(self, options, preparation) (the preparation's name, "
+                '"" unless the solver names its preparations)',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            cls.warm_up = with_preparation(own)  # type: ignore[method-assign]
 
     def preparation(self, problem: Problem, options: Mapping[str, Any]) -> str:
         """What a first call on ``problem`` needs loaded, as a name ("" by default: the same for every problem).
 
-        A worker prepares a solver once per name: ``warm_up(options)`` for "", and
-        ``warm_up(options, name)`` for any other (override ``warm_up`` to take it).
+        A worker prepares a solver once per name: ``warm_up(options, name)``.
         ``bitboard`` names "python" for the boards its pure-Python counter takes and
         "numba" for the rest, so a small count never waits for compiled kernels it
         will not use, and a large one still never loads them inside the clock.
@@ -414,3 +441,40 @@ def split_specs(text: str) -> list[str]:
     if any(not s for s in specs):
         raise BadInput(f"empty solver name in {text!r}")
     return specs
+
+
+def solve_a_small_board(solver: Solver, options: Mapping[str, Any]) -> None:
+    """Solve a 4x4 board, which loads what ``solve`` imports: the default warm-up's guess, and the warm-up of a
+    solver whose ``solve`` loads all it needs but takes longer than a guess may (its own, not a guess)."""
+    solver.solve(Problem(4), random.Random(0), Budget(2.0), dict(options))
+
+
+def takes_options_only(warm_up: Any) -> bool:
+    """Whether a ``warm_up`` a class defines is the old one-argument form, ``warm_up(self, options)``: it cannot
+    be given a preparation's name. Asked once per class, when it is made (``Solver.__init_subclass__``)."""
+    if getattr(warm_up, ADAPTED, False) or not inspect.isfunction(warm_up):
+        return False  # adapted already (a class rebuilt from a pickle), or not a plain method: left as it is
+    try:
+        parameters = list(inspect.signature(warm_up).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(parameter.kind is inspect.Parameter.VAR_POSITIONAL for parameter in parameters):
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(parameter.kind in positional for parameter in parameters) <= 2  # self, options
+
+
+ADAPTED = "_nqueens_adapted_warm_up"
+
+
+def with_preparation(warm_up: Callable[[Any, Mapping[str, Any]], None]) -> Callable[..., None]:
+    """An old one-argument ``warm_up(self, options)`` as the contract's ``warm_up(self, options, preparation)``:
+    it prepares everything at once, whatever the name (as the worker called it before contract 1.2)."""
+
+    @functools.wraps(warm_up, updated=())
+    def adapted(self: Any, options: Mapping[str, Any], preparation: str = "") -> None:
+        warm_up(self, options)
+
+    del adapted.__wrapped__  # its signature is the new one: a class rebuilt from it is not adapted twice
+    setattr(adapted, ADAPTED, True)
+    return adapted

@@ -2,7 +2,7 @@
 
 Each module says in its first line which process it runs in: worker side
 (``calls``, ``worker``, ``watchdog``, ``dask_chunks``: they touch the plugin), parent side
-(``executor``, ``local``, ``worker_handle``, ``judge``, ``answers``, ``proof_checks``,
+(``executor``, ``local``, ``worker_handle``, ``worker_state``, ``judge``, ``answers``, ``proof_checks``,
 ``checker_process``, ``dask_cluster``: they never trust it), or both (``tasks``, ``wire`` and
 ``messages``, what travels between them; ``certificates``, opened before a call and handed over
 after it; ``output``, what a plugin prints; ``processes``; ``inprocess``, which runs both sides

@@ -78,6 +78,7 @@ from nqueens_plugins.execution.worker_handle import (
     unprepared,
     with_output,
 )
+from nqueens_plugins.execution.worker_state import WorkerState
 
 R = TypeVar("R")
 
@@ -280,16 +281,18 @@ class LocalExecutor(Executor):
         elif worker.tasks and time.perf_counter() >= worker.deadline():
             elapsed = time.perf_counter() - worker.started
             printed = worker.output.remains()
-            cut_warm_up = worker.ready and worker.in_default_warm_up()
+            state = worker.state  # what it was doing when its limit came (killing it ends it)
+            cut_warm_up = worker.in_guess()
+            warming_up = worker.warming_up
             worker.kill()
             task = worker.tasks.popleft()
-            if worker.ready and worker.running:
+            if state is WorkerState.RUNNING:
                 answers.append((task, with_output(killed(task, elapsed, worker.kill_grace), printed), None))
             elif cut_warm_up:
                 self.cold.add(task.variant.name)  # the run itself, cold, in a new worker: no answer yet
                 worker.tasks.appendleft(replace(task, cold=True))  # back to pending first, below
-            elif worker.ready:
-                failure = unprepared(task, elapsed, worker.warming_up, worker.compiling_now)
+            elif state is not WorkerState.STARTING:
+                failure = unprepared(task, elapsed, warming_up, state is WorkerState.COMPILING)
                 self.unprepared[task.variant.name] = with_output(failure, printed)
                 answers.append((task, self.unprepared[task.variant.name], None))
             else:

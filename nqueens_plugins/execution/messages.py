@@ -12,6 +12,10 @@ and the parent's handle on it (``worker_handle.WorkerProcess.hear``) reads them:
   parent holds that time to its own ``COMPILE_LIMIT``, not to ``prepare_timeout``,
   but only for a built-in solver, which it recognises itself
   (``worker_handle.compiles_our_kernels``): from any other, it is ignored;
+* ``Guessing``/``Guessed``: while preparing, the solver's default warm-up (a
+  4x4 solve, the host's guess at what it loads, ``core.guess_notes``) began/ended:
+  the parent holds it to a short limit of its own (it can only make its own
+  worker's limit tighter by saying so);
 * ``Started``: preparing took ``seconds``; the run's time limit starts now;
 * ``Done``: what came back from the call (``Executed``), unverified.
 
@@ -49,6 +53,16 @@ class Compiled:
 
 
 @dataclass(frozen=True)
+class Guessing:
+    """The solver's default warm-up (``Solver.warm_up``'s 4x4 solve, a guess) began."""
+
+
+@dataclass(frozen=True)
+class Guessed:
+    """The default warm-up named in the last ``Guessing`` ended."""
+
+
+@dataclass(frozen=True)
 class Started:
     """The first task's solver is prepared, in ``seconds`` (rebuilding and warming up); its run starts."""
 
@@ -62,4 +76,4 @@ class Done:
     executed: Executed
 
 
-Message = Ready | WarmingUp | Compiling | Compiled | Started | Done
+Message = Ready | WarmingUp | Compiling | Compiled | Guessing | Guessed | Started | Done

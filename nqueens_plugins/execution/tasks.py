@@ -1,4 +1,4 @@
-"""Execution layer, both sides of the pipe: what travels to a worker (``Task``) and back (``Executed``).
+"""Execution layer, both sides of the pipe: what travels to a worker (``Task``, ``JobEnd``) and back (``Executed``).
 
 A ``Task`` is one call into plugin code, pickled to a worker process; an
 ``Executed`` is what came back from it, unverified. Both are plain data, so the
@@ -21,6 +21,7 @@ goes through them, in the process the user typed into.
 from __future__ import annotations
 
 import enum
+import struct
 import time
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -29,19 +30,21 @@ from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
-from nqueens_plugins.core.solver import Solver, Variant
+from nqueens_plugins.core.solver import Variant
 
 if TYPE_CHECKING:
     from nqueens_plugins.execution.answers import CountResult, Result
 
 R_co = TypeVar("R_co", covariant=True)  # what an executor answers for the task, once verified
 
-# The default warm-up (a 4x4 solve, ``Solver.warm_up``) only guesses what a first call loads; on a sane
+# The default warm-up (a 4x4 solve, ``Solver.warm_up``, which says it is guessing: ``core.guess_notes``) only
+# guesses what a first call loads; on a sane
 # solver it ends in milliseconds once the plugin is imported, and one that does not end is a solver that
 # ignores its budget: exactly the kind the user's time limit is for. So for a run with a time limit it
 # gets half that limit, within these bounds; past it the worker is ended and the solver runs cold in a new
 # one, under the run's own limit (a hung warm-up costs at most half again the time the user allowed). A
-# solver that truly loads for long on its first call says so by overriding ``warm_up`` (``Limits.prepare_timeout``).
+# solver that truly loads for long on its first call warms up its own way, overriding ``warm_up``
+# (``Limits.prepare_timeout``).
 DEFAULT_WARM_UP_SHORTEST = 0.5
 DEFAULT_WARM_UP_LONGEST = 5.0
 
@@ -90,11 +93,6 @@ class Task(Generic[R_co]):
         if left is None:
             return None
         return min(DEFAULT_WARM_UP_LONGEST, max(DEFAULT_WARM_UP_SHORTEST, left / 2))
-
-    @property
-    def default_warm_up(self) -> bool:
-        """Whether its solver warms up by the default 4x4 solve (it does not override ``warm_up``)."""
-        return type(self.variant.solver).warm_up is Solver.warm_up
 
     @staticmethod
     def solve(
@@ -176,6 +174,33 @@ class Foreign:
     type's name alone (``wire.py``), for the judge to say what came instead of an ``Outcome`` or a ``Count``."""
 
     type_name: str
+
+
+@dataclass(frozen=True)
+class JobEnd:
+    """What the parent tells a worker that has just prepared a solver for a task of a job with a deadline (a
+    split count's pieces share one): the end the worker runs that job's tasks to, ``end`` (``time.time()``),
+    the job's deadline ``job`` with every preparation of that worker given back, as the parent's own clock
+    measured them (``worker_handle.WorkerProcess.prepared``). The parent does that arithmetic, once, for the
+    limit it enforces; the worker only takes the result (``worker.Inbox``). A frame of its own on the pipe to
+    the worker (``JOB_END`` then two doubles), which no pickle of a task starts with."""
+
+    job: float
+    end: float
+
+    def frame(self) -> bytes:
+        return JOB_END + struct.pack("<dd", self.job, self.end)
+
+    @staticmethod
+    def read(frame: bytes) -> JobEnd | None:
+        """The ``JobEnd`` a frame from the parent is, or None if it is a task's pickle."""
+        if not frame.startswith(JOB_END):
+            return None
+        job, end = struct.unpack("<dd", frame[len(JOB_END) :])
+        return JobEnd(job, end)
+
+
+JOB_END = b"nqueens-job-end:"  # a pickle starts with its protocol's b"\x80", never with this
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,17 @@ import numpy as np
 
 from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.problem import Count, Outcome, Status, Trace
-from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import (
+    Compiled,
+    Compiling,
+    Done,
+    Guessed,
+    Guessing,
+    Message,
+    Ready,
+    Started,
+    WarmingUp,
+)
 from nqueens_plugins.execution.tasks import Certificate, Executed, Foreign, OpaquePart, ProofHandoff
 
 __all__ = ["WireError", "decode", "decode_answer", "encode"]
@@ -163,6 +173,10 @@ def encode(message: Message | Executed) -> bytes:
         header = {"message": "compiling", "kernel": message.kernel}
     elif isinstance(message, Compiled):
         header = {"message": "compiled"}
+    elif isinstance(message, Guessing):
+        header = {"message": "guessing"}
+    elif isinstance(message, Guessed):
+        header = {"message": "guessed"}
     elif isinstance(message, Started):
         header = {"message": "started", "seconds": message.seconds}
     elif isinstance(message, Done):
@@ -403,6 +417,10 @@ def decode(frame: bytes) -> Message:
         return Compiling(_kernel_name(header["kernel"]))
     if kind == "compiled" and header.keys() == {"message", "arrays"}:
         return Compiled()
+    if kind == "guessing" and header.keys() == {"message", "arrays"}:
+        return Guessing()
+    if kind == "guessed" and header.keys() == {"message", "arrays"}:
+        return Guessed()
     if kind == "started" and header.keys() == {"message", "arrays", "seconds"}:
         return Started(_seconds(header["seconds"], "the preparation's seconds") or 0.0)
     if kind == "done" and header.keys() == {"message", "arrays", "executed"}:

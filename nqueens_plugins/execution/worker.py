@@ -18,9 +18,13 @@ that), then for each task:
    loaded before any clock starts (``WarmingUp`` tells the service it is
    past rebuilding; a task marked ``cold`` skips the warm-up, whose default
    did not end in an earlier worker; ``Compiling`` and ``Compiled`` around each
-   kernel the built-in engines compile meanwhile, ``telling_compiles``), and sends ``Started(seconds)``, the
+   kernel the built-in engines compile meanwhile, ``Guessing`` and ``Guessed``
+   around the default warm-up, ``telling_the_parent``), and sends ``Started(seconds)``, the
    seconds that rebuilding and warming up took; the service holds them to the
-   task's ``prepare_timeout`` and starts the run's time limit only then;
+   task's ``prepare_timeout`` and starts the run's time limit only then, and for
+   a task of a job with a deadline (a split count's pieces) it answers with the
+   job's end here, its preparation given back (``JobEnd``, ``Inbox``: the
+   service's arithmetic, by its own clock; the worker only takes its result);
 3. it calls the solver (``calls.perform``), which times the call alone, and
    sends the result back in ``Done``, unverified (the parent verifies, ``judge.py``), with
    the preparation it needed (``Executed.prepare_seconds``). A no-solution claim's
@@ -46,7 +50,6 @@ it), and leaves at once when its parent is gone.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import os
 import pickle
 import resource
@@ -54,44 +57,42 @@ import signal
 import sys
 import time
 import traceback
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from nqueens_plugins.core import compile_notes
+from nqueens_plugins.core import compile_notes, guess_notes
 from nqueens_plugins.execution import processes, wire
 from nqueens_plugins.execution.calls import describe, perform
-from nqueens_plugins.execution.messages import Compiled, Compiling, Done, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import (
+    Compiled,
+    Compiling,
+    Done,
+    Guessed,
+    Guessing,
+    Message,
+    Ready,
+    Started,
+    WarmingUp,
+)
 from nqueens_plugins.execution.output import PrintedHere
-from nqueens_plugins.execution.tasks import Executed, OpaquePart, Task
+from nqueens_plugins.execution.tasks import Executed, JobEnd, OpaquePart, Task
 from nqueens_plugins.execution.watchdog import Watchdog, die_with_parent
 
 
 def warm_up(task: Task, preparation: str) -> Executed | None:
-    """The solver's untimed ``warm_up`` (imports, JIT), for the named ``preparation`` if it names them;
-    the failure to send back instead of a run, if it failed. A solver's own ``warm_up`` failing is its
-    preparation failing; the default one (a 4x4 solve) only guesses what the solver loads, so its
-    failure is left for the timed call to meet."""
-    solver = task.variant.solver
+    """The solver's untimed ``warm_up(options, preparation)`` (imports, JIT), the failure to send back instead
+    of a run if it failed. One call for every solver, whatever its class: the default (``Solver.warm_up``, a
+    guess) keeps its own failure for the timed call to meet, and a plugin written for the one-argument
+    ``warm_up(options)`` was adapted when its class was made (``Solver.__init_subclass__``)."""
     try:
-        if preparation and takes_preparation(solver.warm_up):
-            solver.warm_up(dict(task.variant.options), preparation)  # type: ignore[call-arg]
-        else:  # a subclass may override warm_up(options) alone: it prepares everything at once
-            solver.warm_up(dict(task.variant.options))
+        task.variant.solver.warm_up(dict(task.variant.options), preparation)
     except BaseException as exc:  # noqa: BLE001 - plugin code may raise anything
-        if not task.default_warm_up:
-            return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
+        return Executed(None, 0.0, f"preparing the solver failed: its warm_up raised {describe(exc)}")
     return None
-
-
-def takes_preparation(warm_up: Any) -> bool:
-    """Whether a solver's bound ``warm_up`` takes a preparation's name beside the options."""
-    try:
-        return len(inspect.signature(warm_up).parameters) >= 2
-    except (TypeError, ValueError):
-        return False
 
 
 def named_preparation(task: Task) -> str:
@@ -105,13 +106,10 @@ def named_preparation(task: Task) -> str:
 
 
 class Preparations:
-    """What this worker has prepared: each solver once per preparation it names (``Solver.preparation``),
-    and, for a job's deadline (a split count's pieces share one), the preparation time its pieces here
-    get back."""
+    """What this worker has prepared: each solver once per preparation it names (``Solver.preparation``)."""
 
     def __init__(self) -> None:
         self.prepared: set[tuple[str, str]] = set()
-        self.extensions: dict[float, float] = {}
 
     def prepare(self, task: Task, rebuilding: float, writer: Connection) -> tuple[float | None, Executed | None]:
         """Prepare ``task``'s solver if it is new here, or new for this problem: (the seconds it took, or
@@ -124,33 +122,70 @@ class Preparations:
         # took for prepared, a solver met before, waits for this one: its clock starts again after it).
         send(writer, WarmingUp())
         start = time.perf_counter()
-        with telling_compiles(writer):
+        with telling_the_parent(writer):
             failed = None if task.cold else warm_up(task, preparation)
         seconds = rebuilding + time.perf_counter() - start
         send(writer, Started(seconds))
-        if task.deadline is not None:
-            self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
         return seconds, failed
 
-    def with_time_back(self, task: Task) -> Task:
-        """The task with its job's deadline moved by what preparing took here (``worker_handle.WorkerProcess``
-        moves it the same way): a job's time limit never pays for preparation."""
-        if task.deadline is None or task.deadline not in self.extensions:
+
+class Inbox:
+    """What the parent sends this worker: tasks, and after each preparation for a job with a deadline, the end
+    it now gives that job here (``JobEnd``: preparation never counts against a job's time limit). The worker
+    does no arithmetic of its own on deadlines: it runs a job's tasks to the end the parent said, the very
+    end the parent holds them to."""
+
+    def __init__(self, reader: Connection) -> None:
+        self.reader = reader
+        self.early: deque[bytes] = deque()  # tasks sent while a JobEnd was awaited
+        self.ends: dict[float, float] = {}  # a job's deadline -> the end the parent gives it here
+        self.owed = 0  # JobEnds the parent owes (one per Started of a task with a deadline), not read yet
+
+    def next_task(self) -> bytes:
+        """The next task's pickle (``EOFError`` when the parent closed the pipe)."""
+        while not self.early:
+            self.take(self.reader.recv_bytes())
+        return self.early.popleft()
+
+    def prepared(self, task: Task, ran: bool) -> None:
+        """This worker said ``Started`` for ``task``: if it has a deadline, the parent answers with its job's end
+        here, which a run (``ran``) waits for (a failed preparation does not: it is read with the next task)."""
+        if task.deadline is None:
+            return
+        self.owed += 1
+        while ran and self.owed:
+            self.take(self.reader.recv_bytes())
+
+    def take(self, frame: bytes) -> None:
+        told = JobEnd.read(frame)
+        if told is None:
+            self.early.append(frame)
+        else:
+            self.ends[told.job] = told.end
+            self.owed = max(0, self.owed - 1)
+
+    def as_told(self, task: Task) -> Task:
+        """``task`` with its job's end as the parent gave it here (as it was sent, if the parent said none)."""
+        if task.deadline is None or task.deadline not in self.ends:
             return task
-        return replace(task, deadline=task.deadline + self.extensions[task.deadline])
+        return replace(task, deadline=self.ends[task.deadline])
 
 
 @contextlib.contextmanager
-def telling_compiles(writer: Connection) -> Iterator[None]:
+def telling_the_parent(writer: Connection) -> Iterator[None]:
     """While a solver prepares, tell the parent when the built-in engines compile a kernel (``Compiling``,
-    ``Compiled``): the parent does not hold our own compile to the solver's ``prepare_timeout``, if the
-    solver is one of ours (it checks that itself: ``worker_handle.compiles_our_kernels``)."""
+    ``Compiled``) and when the solver's default warm-up guesses (``Guessing``, ``Guessed``): the parent does not
+    hold our own compile to the solver's ``prepare_timeout``, if the solver is one of ours (it checks that
+    itself: ``worker_handle.compiles_our_kernels``), and holds a guess to a short limit of its own."""
     compile_notes.kernel_started = lambda kernel: send(writer, Compiling(kernel))
     compile_notes.kernel_ended = lambda kernel: send(writer, Compiled())
+    guess_notes.guess_started = lambda: send(writer, Guessing())
+    guess_notes.guess_ended = lambda: send(writer, Guessed())
     try:
         yield
     finally:
         compile_notes.kernel_started = compile_notes.kernel_ended = None
+        guess_notes.guess_started = guess_notes.guess_ended = None
 
 
 @contextlib.contextmanager
@@ -184,11 +219,11 @@ def format_bytes(size: int) -> str:
     return f"{size / (1 << 30):g} GiB" if size >= 1 << 30 else f"{size / (1 << 20):g} MiB"
 
 
-def receive(reader: Connection) -> tuple[Task | None, Executed | None, float]:
+def receive(inbox: Inbox) -> tuple[Task | None, Executed | None, float]:
     """The next task (None: the service is done with this worker), or, when it cannot be rebuilt
     here, the failure to send back in its place; and the seconds rebuilding took. Rebuilding a
     task imports the solver's plugin and unpickles the solver: plugin code, which may fail in any way."""
-    message = reader.recv_bytes()
+    message = inbox.next_task()
     start = time.perf_counter()
     try:
         task = pickle.loads(message)
@@ -207,10 +242,11 @@ def send(writer: Connection, message: Message) -> None:
 
 def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = None) -> None:
     preparations = Preparations()
+    inbox = Inbox(reader)
     printed = PrintedHere()
     while True:
         try:
-            task, failed, rebuilding = receive(reader)
+            task, failed, rebuilding = receive(inbox)
         except (EOFError, OSError):
             return
         if failed is not None:
@@ -221,9 +257,14 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
             return
         with memory_limit(task.limits.memory):  # the warm-up is plugin code too
             prepared, failed = preparations.prepare(task, rebuilding, writer)
+            if prepared is not None:
+                try:
+                    inbox.prepared(task, ran=failed is None)
+                except (EOFError, OSError):
+                    return
             if prepared is not None and failed is None:
                 printed.forget()  # what preparing printed is not the run's (unless preparing failed)
-            outcome = failed or perform(preparations.with_time_back(task))
+            outcome = failed or perform(inbox.as_told(task))
         printed.measure(outcome)
         outcome.prepare_seconds = prepared
         if task.limits.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):

@@ -2,20 +2,26 @@
 
 A ``WorkerProcess`` starts the worker program (``python -m
 nqueens_plugins.execution.worker``) in a process group of its own, sends it
-pickled tasks, reads its messages as frames of data (``wire.py``) and keeps the state of the one it runs: starting (no clock runs
-until the worker says ``Ready``), preparing its solver (``WarmingUp``, held to
-the task's ``prepare_timeout``, or for a default warm-up half the run's limit;
-the built-in engines compiling their kernels, ``Compiling``, is held to
-``COMPILE_LIMIT`` instead, and shown: only for a solver this process knows
-for one of the built-ins, ``compiles_our_kernels``),
-running (from ``Started``, held to the run's limit plus ``KILL_GRACE``), done
-(``Done``). The messages are ``messages.py``'s; the worker's half is
-``worker.serve``. The helpers here make the ``Executed`` of a run the parent had
-to end itself: killed at its limit, unprepared, not tried, a dead worker.
+pickled tasks, reads its messages as frames of data (``wire.py``) and keeps its
+one state (``worker_state.WorkerState``, moved only along ``worker_state.MOVES``;
+a message out of order is a garbled answer), each state held to a limit of its
+own: starting (no clock runs until the worker says ``Ready``), preparing its
+solver (from the task's beginning, then ``WarmingUp``: held to the task's
+``prepare_timeout``), guessing (``Guessing``: the solver's default warm-up,
+held to half the run's limit), the built-in engines compiling their kernels
+(``Compiling``: held to ``COMPILE_LIMIT`` instead, and shown, only for a solver
+this process knows for one of the built-ins, ``compiles_our_kernels``), running
+(from ``Started``, held to the run's limit plus ``KILL_GRACE``; a job's pieces
+get back what preparing took here, by this process's clock, and the worker is
+told the end that makes, ``JobEnd``), then idle or the next task (``Done``).
+The messages are ``messages.py``'s; the worker's half is ``worker.serve``. The
+helpers here make the ``Executed`` of a run the parent had to end itself:
+killed at its limit, unprepared, not tried, a dead worker.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import subprocess
@@ -33,9 +39,25 @@ from nqueens_plugins.core import compile_notes
 from nqueens_plugins.core.cache_folder import cache_folder
 from nqueens_plugins.core.problem import Status
 from nqueens_plugins.execution import processes, wire
-from nqueens_plugins.execution.messages import Compiled, Compiling, Message, Ready, Started, WarmingUp
+from nqueens_plugins.execution.messages import (
+    Compiled,
+    Compiling,
+    Guessed,
+    Guessing,
+    Message,
+    Ready,
+    Started,
+    WarmingUp,
+)
 from nqueens_plugins.execution.output import CapturedOutput
-from nqueens_plugins.execution.tasks import Executed, Task, TaskKind
+from nqueens_plugins.execution.tasks import Executed, JobEnd, Task, TaskKind
+from nqueens_plugins.execution.worker_state import (
+    PREPARING_STATES,
+    IllegalMove,
+    PreparationClock,
+    WorkerState,
+    checked_move,
+)
 
 KILL_GRACE = 0.5  # seconds past the time limit before a task is killed from outside
 STARTUP_LIMIT = 60.0  # seconds a new worker may take to start (a loaded machine) before it counts as dead
@@ -48,6 +70,7 @@ EXPORT_BYTES = 1 << 30  # an export's text (a large instance's formula)
 # cannot hang the command: ten minutes, far past any compile seen, well short of "hung for good".
 COMPILE_LIMIT = 600.0
 BUILTIN_PACKAGE = "nqueens_plugins.builtin."
+INF = float("inf")
 
 
 def frame_limit(task: Task) -> int:
@@ -204,23 +227,19 @@ class WorkerProcess:
         self.sender = Connection(to_child_write, readable=False)
         self.receiver = Connection(from_child_read, writable=False)
         self.path = tuple(sys.path)  # what it was started with; a changed sys.path needs a new worker
-        self.created = time.perf_counter()
-        self.ready = False  # it said it has started: task clocks run from then, never during startup
-        self.tasks: deque[Task] = deque()  # sent, not answered; the first is running or warming up
-        self.started = 0.0  # when the first task's timed call started (or, while preparing, came up)
-        self.running = False  # the first task's timed call is under way
-        self.warming_up = False  # the first task's solver is rebuilt and warming up
-        self.warm_up_began = 0.0  # when it said so
-        self.warm_up_limit = float("inf")  # what a default warm-up may take then (Task.default_warm_up_limit)
+        self.state = WorkerState.STARTING  # the one state it is in (worker_state.MOVES: how it changes)
+        self.started = time.perf_counter()  # when that state's clock started: startup, preparation or run
+        self.clock = PreparationClock()  # the first task's warm-up, by this process's clock
+        self.tasks: deque[Task] = deque()  # sent, not answered; the first is the one it works on
         self.warmed: set[str] = set()  # solvers this worker has prepared: it starts their calls at once
-        # The built-in engines compiling while the first task prepares (believed for a built-in solver only):
-        self.compile_began: float | None = None  # when the kernel now compiling began, if one is
-        self.compiled_seconds = 0.0  # what compiling took in this preparation: never held to prepare_timeout
-        self.compiled_kernels = 0  # kernels compiled in this preparation
-        # A job's deadline (a split count's pieces share one) -> what preparing took here: its pieces here
-        # get that time back (the worker moves their deadline the same way, ``worker.Preparations``).
-        self.extensions: dict[float, float] = {}
+        # A job's deadline (a split count's pieces share one) -> what preparing took here, by this process's
+        # clock: its pieces here get that time back, and the worker is told the end it makes (``JobEnd``).
+        self.time_back: dict[float, float] = {}
         self.plugin: str | None = None  # the one plugin whose tasks it takes, from its first task on
+
+    def move(self, state: WorkerState, why: str = "") -> None:
+        """Enter ``state`` (``IllegalMove`` if ``worker_state.MOVES`` does not let it)."""
+        self.state = checked_move(self.state, state, why)
 
     def serves(self, task: Task) -> bool:
         return self.plugin is None or self.plugin == plugin_of(task)
@@ -248,108 +267,153 @@ class WorkerProcess:
         return wire.decode(frame)
 
     def hear(self, message: Message) -> tuple[Task[Any], Executed, float] | None:
-        """What the worker said (``messages.py``, sent by ``worker.serve``), as a change of state; for
-        ``Done``, the first task, what came back unverified and the wall seconds since its run started."""
+        """What the worker said (``messages.py``, sent by ``worker.serve``), as a move of its state; for
+        ``Done``, the first task, what came back unverified and the wall seconds since its run started.
+        A message out of the worker's order is a ``WireError``: a garbled answer, never a state believed."""
+        try:
+            return self.heard(message)
+        except IllegalMove as exc:
+            raise wire.WireError(f"{type(message).__name__} out of order: {exc}") from None
+
+    def heard(self, message: Message) -> tuple[Task[Any], Executed, float] | None:
         if isinstance(message, Ready):
-            self.ready = True
-            self.begin()  # the first task's clock starts now, not while Python started
+            if self.state is not WorkerState.STARTING:
+                raise IllegalMove(self.state, self.state, "Ready twice")
+            if self.tasks:
+                self.begin(since=WorkerState.STARTING)  # the first task's clock starts now, not while Python started
+            else:
+                self.move(WorkerState.IDLE, "Ready")
             return None
         if isinstance(message, WarmingUp):
             self.preparing()
             return None
         if isinstance(message, Started):
-            self.prepared(message.seconds)
+            self.prepared()
             return None
         if isinstance(message, Compiling | Compiled):
             self.compiling(message)
             return None
+        if isinstance(message, Guessing | Guessed):
+            self.guessing(message)
+            return None
+        if self.state not in (WorkerState.PREPARING, WorkerState.RUNNING):
+            raise IllegalMove(self.state, WorkerState.IDLE, "Done")
         task = self.tasks.popleft()
         executed = message.executed
         executed.output_bytes = self.output.counted(executed.output_bytes)
         answer = (task, executed, time.perf_counter() - self.started)
         if self.tasks:
             self.begin()
+        else:
+            self.move(WorkerState.IDLE)
         return answer
 
-    def begin(self) -> None:
-        """The first task starts now: at once if its solver is prepared, else after its preparation."""
+    def begin(self, since: WorkerState | None = None) -> None:
+        """The first task starts now: at once if its solver is prepared, else after its preparation (its
+        worker still ``STARTING``: once it says ``Ready``, which ``since`` says it did)."""
+        if self.state is WorkerState.STARTING and since is not WorkerState.STARTING:
+            return  # no task's clock runs while Python starts
         self.started = time.perf_counter()
-        self.running = self.tasks[0].variant.name in self.warmed
-        self.warming_up = False
-        self.compile_began, self.compiled_seconds, self.compiled_kernels = None, 0.0, 0
+        self.clock = PreparationClock()
+        prepared = self.tasks[0].variant.name in self.warmed
+        self.move(WorkerState.RUNNING if prepared else WorkerState.PREPARING)
 
     def deadline(self) -> float:
-        if not self.ready:
-            return self.created + STARTUP_LIMIT
-        if not self.tasks:
+        """When this worker is overdue (``perf_counter``): the limit of the state it is in."""
+        if self.state is WorkerState.STARTING:
+            return self.started + STARTUP_LIMIT
+        if not self.tasks or self.state in (WorkerState.IDLE, WorkerState.ENDED):
             return float("inf")
         task = self.tasks[0]
-        if not self.running:  # preparing its solver: the preparation's own limit, never the run's
-            if self.compile_began is not None:  # our own compile: its limit of its own, whatever the solver's
-                return self.compile_began + COMPILE_LIMIT - self.compiled_seconds
-            end = self.started + task.limits.prepare_timeout + KILL_GRACE + self.compiled_seconds
-            if self.in_default_warm_up():
-                end = min(end, self.warm_up_began + self.warm_up_limit + self.compiled_seconds)
-            return end
+        clock = self.clock
+        if self.state is WorkerState.COMPILING and clock.compile_began is not None:  # our own compile's limit
+            return clock.compile_began + COMPILE_LIMIT - clock.compiled_seconds
+        if self.state in PREPARING_STATES:  # preparing its solver: the preparation's own limit, never the run's
+            end = self.started + task.limits.prepare_timeout + KILL_GRACE + clock.compiled_seconds
+            return min(end, clock.guess_deadline()) if self.in_guess() else end
         end = float("inf") if task.limits.timeout is None else self.started + task.limits.timeout
         if task.deadline is not None:
-            job_end = task.deadline + self.extensions.get(task.deadline, 0.0)
+            job_end = task.deadline + self.time_back.get(task.deadline, 0.0)
             end = min(end, time.perf_counter() + job_end - time.time())
         return end + grace(task, self.kill_grace)
 
     def preparing(self) -> None:
         """The worker says it is preparing the first task's solver: a solver it met before may need more
         for this problem (``Solver.preparation``), so a run taken for started waits, and its clock restarts."""
-        self.warming_up = True
-        self.compile_began, self.compiled_seconds, self.compiled_kernels = None, 0.0, 0
-        self.warm_up_began = time.perf_counter()
-        self.warm_up_limit = self.tasks[0].default_warm_up_limit() or float("inf")
-        if self.running:
-            self.running = False
-            self.started = time.perf_counter()
+        if self.state not in (WorkerState.PREPARING, WorkerState.RUNNING):  # a warm-up's clock never restarts
+            raise IllegalMove(self.state, WorkerState.WARMING_UP, "WarmingUp twice")
+        now = time.perf_counter()
+        if self.state is WorkerState.RUNNING:
+            self.started = now
+        self.move(WorkerState.WARMING_UP, "WarmingUp")
+        self.clock = PreparationClock()
 
     def compiling(self, message: Compiling | Compiled) -> None:
         """The worker says the built-in engines began (``Compiling``) or ended (``Compiled``) compiling a kernel
         while the first task's solver prepares. Believed only for a built-in solver (``compiles_our_kernels``)
-        and only while preparing: that time is held to ``COMPILE_LIMIT``, not to ``prepare_timeout``, and
-        shown (``core.compile_notes``). From any other solver, or during a run, it changes nothing."""
-        if not self.tasks or self.running or not self.warming_up or not compiles_our_kernels(self.tasks[0]):
+        and only while warming up: that time is held to ``COMPILE_LIMIT``, not to ``prepare_timeout``, and
+        shown (``core.compile_notes``). From any other solver, or at any other time, it changes nothing."""
+        if not self.tasks or not self.warming_up or not compiles_our_kernels(self.tasks[0]):
             return
         now = time.perf_counter()
         if isinstance(message, Compiling):
-            if self.compile_began is None:
-                self.compile_began = now
-                self.compiled_kernels += 1
-                compile_notes.note(
-                    compile_note(self.tasks[0], message.kernel, self.compiled_kernels, self.compiled_seconds)
-                )
-        elif self.compile_began is not None:
-            self.compiled_seconds += now - self.compile_began
-            self.compile_began = None
+            if self.state is not WorkerState.COMPILING:
+                count = self.clock.compile_started(now)
+                self.move(WorkerState.COMPILING)
+                compile_notes.note(compile_note(self.tasks[0], message.kernel, count, self.clock.compiled_seconds))
+        elif self.state is WorkerState.COMPILING:
+            self.clock.compile_ended(now)
+            self.move(WorkerState.GUESSING if self.clock.guess_began is not None else WorkerState.WARMING_UP)
+
+    def guessing(self, message: Guessing | Guessed) -> None:
+        """The worker says the solver's default warm-up (``Solver.warm_up``'s 4x4 solve, a guess at what it loads)
+        began or ended: a guess is held to a short limit of its own (``Task.default_warm_up_limit``), past which
+        the solver runs cold. Saying so only makes its own worker's limit tighter."""
+        if isinstance(message, Guessing):
+            if self.state is not WorkerState.WARMING_UP:
+                raise IllegalMove(self.state, WorkerState.GUESSING, "Guessing outside a warm-up")
+            self.move(WorkerState.GUESSING)
+            self.clock.guess_started(time.perf_counter(), self.tasks[0].default_warm_up_limit() or INF)
+            return
+        if self.state not in (WorkerState.GUESSING, WorkerState.COMPILING) or self.clock.guess_began is None:
+            raise IllegalMove(self.state, WorkerState.WARMING_UP, "Guessed without Guessing")
+        self.clock.compile_ended(time.perf_counter())  # a compile that raised in the guess said no Compiled
+        self.clock.guess_began = None
+        self.move(WorkerState.WARMING_UP)
 
     @property
     def compiling_now(self) -> bool:
         """Whether the built-in engines are compiling for the first task (its limit is ``COMPILE_LIMIT``)."""
-        return self.compile_began is not None and not self.running
+        return self.state is WorkerState.COMPILING
 
-    def prepared(self, seconds: float) -> None:
-        """The worker says it prepared the first task's solver in ``seconds``: its run starts now."""
+    @property
+    def warming_up(self) -> bool:
+        """Whether the first task's solver is in its ``warm_up`` (a guess, or our kernels compiling there, included)."""
+        return self.state in (WorkerState.WARMING_UP, WorkerState.GUESSING, WorkerState.COMPILING)
+
+    def prepared(self) -> None:
+        """The worker says it prepared the first task's solver: its run starts now. Its job's pieces here get
+        back what preparing took, as this process timed it (from the task's beginning, or its ``WarmingUp``)."""
+        if self.state not in (WorkerState.WARMING_UP, WorkerState.COMPILING):
+            raise IllegalMove(self.state, WorkerState.RUNNING, "Started outside a warm-up, or in a guess")
         task = self.tasks[0]
-        self.running = True
-        self.started = time.perf_counter()
-        self.compile_began = None
+        now = time.perf_counter()
+        self.clock.compile_ended(now)
+        if task.deadline is not None:  # the worker waits for its job's end here: the one arithmetic of it
+            self.time_back[task.deadline] = self.time_back.get(task.deadline, 0.0) + now - self.started
+            with contextlib.suppress(OSError):  # a worker gone: collect() finds it dead
+                self.sender.send_bytes(JobEnd(task.deadline, task.deadline + self.time_back[task.deadline]).frame())
+        self.move(WorkerState.RUNNING, "Started")
+        self.started = now
         self.warmed.add(task.variant.name)
-        if task.deadline is not None:
-            self.extensions[task.deadline] = self.extensions.get(task.deadline, 0.0) + seconds
 
-    def in_default_warm_up(self) -> bool:
-        """Whether the first task's solver is in a default warm-up held to a short limit of its own."""
-        task = self.tasks[0]
-        limited = self.warm_up_limit != float("inf")
-        return self.warming_up and not self.running and task.default_warm_up and not task.cold and limited
+    def in_guess(self) -> bool:
+        """Whether the first task's solver is in its default warm-up (a guess) held to a short limit of its own."""
+        return self.warming_up and self.clock.guess_deadline() != INF and not self.tasks[0].cold
 
     def kill(self) -> None:
         """SIGKILL the worker's process group and its descendants: the worker and anything a plugin started."""
+        self.move(WorkerState.ENDED)
         processes.kill_tree(self.process.pid)
         try:
             self.process.wait(timeout=5)

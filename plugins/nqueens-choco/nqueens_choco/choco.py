@@ -249,7 +249,7 @@ class Choco(Adapter):
         Option("lcg", bool, False, "lazy clause generation"),
     )
 
-    def warm_up(self, options: Mapping[str, Any]) -> None:
+    def warm_up(self, options: Mapping[str, Any], preparation: str = "") -> None:
         """Import pychoco (it starts the native image) and solve and count a small board, untimed.
 
         Importing costs 0.1 to 0.3 s; the image is compiled ahead of time, so a first

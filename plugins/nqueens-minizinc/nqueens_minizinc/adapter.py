@@ -414,7 +414,7 @@ class MiniZinc(Adapter):
             return str(bad)
         return None
 
-    def warm_up(self, options: Mapping[str, Any]) -> None:
+    def warm_up(self, options: Mapping[str, Any], preparation: str = "") -> None:
         """Import the package, look the solver up, have MiniZinc analyse the model (both, for ``auto``) and
         solve a small board: each later run, solve or count, then costs one MiniZinc process and nothing else."""
         self.solve(Problem(6), random.Random(0), Budget(30.0), dict(options))  # a count runs the same instance

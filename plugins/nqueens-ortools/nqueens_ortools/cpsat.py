@@ -158,10 +158,10 @@ class CpSat(Adapter):
             return "ortools-cpsat: strategy applies to model=alldiff only"
         return super().precheck(n, options)
 
-    def warm_up(self, options: Mapping[str, Any]) -> None:
-        """The default 4x4 solve, said to be ours: importing OR-Tools on the first call takes about 0.4 s,
-        near the short limit the host may give a default warm-up, past which a solver runs cold."""
-        super().warm_up(options)
+    def warm_up(self, options: Mapping[str, Any], preparation: str = "") -> None:
+        """A 4x4 solve of our own, not the default's guess: importing OR-Tools on the first call takes about
+        0.4 s, near the short limit the host gives a guess, past which a solver runs cold."""
+        self.solve(Problem(4), random.Random(0), Budget(2.0), dict(options))
 
     def solve(self, problem: Problem, rng: random.Random, budget: Budget, options: Mapping[str, Any]) -> Outcome:
         from ortools.sat.python import cp_model
