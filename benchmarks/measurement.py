@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -55,9 +56,9 @@ class Case:
 
 CASES = (
     Case("single-threaded built-in", "count", "bitset-mrv", 14),
-    Case("CP-SAT, 1 worker", "solve", "ortools-cpsat[workers=1]", 100),
-    Case("CP-SAT, 4 workers", "solve", "ortools-cpsat[workers=4]", 100),
-    Case("MiniZinc (child processes)", "count", "minizinc", 11),
+    Case("CP-SAT, 1 worker", "solve", "ortools-cpsat[workers=1]", 120),
+    Case("CP-SAT, 4 workers", "solve", "ortools-cpsat[workers=4]", 120),
+    Case("MiniZinc (child processes)", "count", "minizinc", 12),
     Case("memory-hungry: join count", "count", "bitboard[method=join,workers=1]", 18),
 )
 QUICK = (
@@ -65,6 +66,7 @@ QUICK = (
     Case("CP-SAT, 4 workers", "solve", "ortools-cpsat[workers=4]", 40),
     Case("MiniZinc (child processes)", "count", "minizinc", 8),
 )
+REPEATS = 3  # runs of each side, interleaved; the medians are shown
 WARM_N = 8  # the board the driver warms the solver on, as a worker's warm-up does
 WALL_LIMIT = 600  # seconds runexec lets a driver run
 MIB = 2**20
@@ -169,34 +171,51 @@ def load() -> str:
     return " ".join(f"{figure:.2f}" for figure in os.getloadavg())
 
 
+def medians(figures: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each numeric figure's median over the repeats (the first repeat's for anything else)."""
+    merged = dict(figures[0])
+    for key, value in figures[0].items():
+        if isinstance(value, dict):
+            merged[key] = medians([figure[key] for figure in figures])
+        elif isinstance(value, (int, float)) and all(isinstance(figure.get(key), (int, float)) for figure in figures):
+            merged[key] = statistics.median(figure[key] for figure in figures)
+    return merged
+
+
 def compare(runexec: str, case: Case) -> None:
+    runs: list[tuple[dict[str, float], dict[str, Any], dict[str, float], dict[str, Any], dict[str, Any]]] = []
     with tempfile.TemporaryDirectory(prefix="nqueens-measurement-") as name:
         folder = Path(name)
-        theirs, call = by_runexec(runexec, case, folder, skip=False)
-        base, inner_base = by_runexec(runexec, case, folder, skip=True)
-        whole = by_meter(case, folder)
+        for _ in range(REPEATS):  # interleaved, so that a change of the machine's load touches every side alike
+            runs.append((*by_runexec(runexec, case, folder, False), *by_runexec(runexec, case, folder, True),
+                         by_meter(case, folder)))  # fmt: skip
+    theirs, call, base, inner_base, whole = (medians([run[index] for run in runs]) for index in range(5))
     their_call = theirs["cpu"] - base["cpu"]
     before, after = call["before"], call["after"]
     print(f"\n== {case.label}: nq.{case.kind}({case.spec!r}, {case.n}) -> {call['status']}; load {load()}")
+    print(
+        f"   medians of {REPEATS} interleaved runs of each side; the call's CPU seconds, each run: "
+        + ", ".join(f"{run[1]['cpu_seconds']:.3f}" for run in runs)
+    )
     row = "  {:<54} {:>12} {:>12} {:>7}"
     print(row.format("figure", "nqueens", "runexec", "ratio"))
     lines = (
-        ("CPU, whole driver (same run; ours: getrusage)", seconds(call["whole_cpu"]), seconds(theirs["cpu"]),
+        ("CPU, whole driver (same run; ours: getrusage before exit)", seconds(call["whole_cpu"]), seconds(theirs["cpu"]),
          ratio(call["whole_cpu"], theirs["cpu"])),
-        ("CPU, driver without the call (same run)", seconds(inner_base["whole_cpu"]), seconds(base["cpu"]),
+        ("CPU, driver without the call", seconds(inner_base["whole_cpu"]), seconds(base["cpu"]),
          ratio(inner_base["whole_cpu"], base["cpu"])),
         ("CPU, the call (RunMeter; runexec: with - without)", seconds(call["cpu_seconds"]), seconds(their_call),
          ratio(call["cpu_seconds"], their_call)),
-        ("CPU, whole driver (another run, RunMeter outside)", seconds(whole["cpu_seconds"]), seconds(theirs["cpu"]),
+        ("CPU, whole driver (ours: RunMeter from outside)", seconds(whole["cpu_seconds"]), seconds(theirs["cpu"]),
          ratio(whole["cpu_seconds"], theirs["cpu"])),
-        ("peak memory, the call (same run; runexec: whole)", mebibytes(call["peak_memory_bytes"]),
+        ("peak memory, the call (runexec: whole driver)", mebibytes(call["peak_memory_bytes"]),
          mebibytes(theirs["memory"]), ratio(call["peak_memory_bytes"], theirs["memory"])),
         ("peak memory, driver without the call", "", mebibytes(base["memory"]), ""),
         ("  RSS before the call: anonymous, file-backed", mebibytes(before.get("RssAnon")),
          mebibytes(before.get("RssFile")), ""),
         ("  RSS after the call: anonymous, file-backed", mebibytes(after.get("RssAnon")),
          mebibytes(after.get("RssFile")), ""),
-        ("peak memory, whole driver (another run, outside)", mebibytes(whole["peak_memory_bytes"]),
+        ("peak memory, whole driver (RunMeter from outside)", mebibytes(whole["peak_memory_bytes"]),
          mebibytes(theirs["memory"]), ratio(whole["peak_memory_bytes"], theirs["memory"])),
         ("wall, the call / whole driver", seconds(call["wall"]), seconds(theirs["wall"]), ""),
         ("threads, processes at most (the call)", f"{call['max_threads']}, {call['max_processes']}", "-", ""),
