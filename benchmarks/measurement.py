@@ -79,19 +79,26 @@ def resident() -> dict[str, int]:
     return {name: kb * 1024 for name, kb in status_fields("self").items() if name in ("RssAnon", "RssFile")}
 
 
-def driver(kind: str, spec: str, n: int, out: Path, skip: bool) -> None:
+def driver(kind: str, spec: str, n: int, out: Path, skip: bool, cgroup: bool) -> None:
     """The process every side measures: import, warm up, then (unless ``skip``) the call in a RunMeter; then
-    this whole process's CPU seconds by ``getrusage`` (itself and its reaped children, from its start)."""
+    this whole process's CPU seconds by ``getrusage`` (itself and its reaped children, from its start). With
+    ``cgroup``, the driver first enters a cgroup of its own (as a worker would, before any plugin code) and
+    the meter measures with it."""
     import resource
 
+    from nqueens_plugins.execution.measuring import CgroupV1, RunMeter
+
+    group = CgroupV1.enter() if cgroup else None
+    if cgroup and group is None:
+        out.write_text("{}", encoding="utf-8")
+        return
     import nqueens_plugins as nq
-    from nqueens_plugins.execution.measuring import RunMeter
 
     call = nq.solve if kind == "solve" else nq.count
     call(spec, WARM_N, isolate=False)
     figures: dict[str, object] = {"before": resident()}
     if not skip:
-        meter = RunMeter()
+        meter = RunMeter(cgroup=group)
         start = time.perf_counter()
         meter.start()
         result = call(spec, n, isolate=False)
@@ -101,6 +108,8 @@ def driver(kind: str, spec: str, n: int, out: Path, skip: bool) -> None:
     usages = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     figures["whole_cpu"] = sum(usage.ru_utime + usage.ru_stime for usage in usages)
     out.write_text(json.dumps(figures), encoding="utf-8")
+    if group is not None:
+        group.leave()
 
 
 def runexec_path() -> str | None:
@@ -108,9 +117,9 @@ def runexec_path() -> str | None:
     return str(beside) if beside.exists() else shutil.which("runexec")
 
 
-def driver_command(case: Case, out: Path, skip: bool) -> list[str]:
+def driver_command(case: Case, out: Path, skip: bool, cgroup: bool = False) -> list[str]:
     command = [sys.executable, str(HERE), "--driver", case.kind, case.spec, str(case.n), str(out)]
-    return command + (["--skip"] if skip else [])
+    return command + (["--skip"] if skip else []) + (["--cgroup"] if cgroup else [])
 
 
 def by_runexec(runexec: str, case: Case, folder: Path, skip: bool) -> tuple[dict[str, float], dict[str, Any]]:
@@ -153,6 +162,13 @@ def by_meter(case: Case, folder: Path) -> dict[str, Any]:
     return whole
 
 
+def by_cgroup(case: Case, folder: Path) -> dict[str, Any]:
+    """The call's figures measured with the cgroup backend, in a driver that entered a cgroup of its own."""
+    out = folder / "cgroup.json"
+    subprocess.run(driver_command(case, out, skip=False, cgroup=True), check=True)
+    return dict(json.loads(out.read_text(encoding="utf-8")))
+
+
 def ratio(ours: float | None, theirs: float | None) -> str:
     if ours is None or theirs is None or theirs <= 0:
         return "-"
@@ -183,13 +199,14 @@ def medians(figures: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def compare(runexec: str, case: Case) -> None:
-    runs: list[tuple[dict[str, float], dict[str, Any], dict[str, float], dict[str, Any], dict[str, Any]]] = []
+    runs: list[tuple[dict[str, Any], ...]] = []
     with tempfile.TemporaryDirectory(prefix="nqueens-measurement-") as name:
         folder = Path(name)
         for _ in range(REPEATS):  # interleaved, so that a change of the machine's load touches every side alike
             runs.append((*by_runexec(runexec, case, folder, False), *by_runexec(runexec, case, folder, True),
-                         by_meter(case, folder)))  # fmt: skip
-    theirs, call, base, inner_base, whole = (medians([run[index] for run in runs]) for index in range(5))
+                         by_meter(case, folder), by_cgroup(case, folder)))  # fmt: skip
+    theirs, call, base, inner_base, whole, grouped = (medians([run[index] for run in runs]) for index in range(6))
+    grouped = grouped if "cpu_seconds" in grouped else {"cpu_seconds": None, "peak_memory_bytes": None}
     their_call = theirs["cpu"] - base["cpu"]
     before, after = call["before"], call["after"]
     print(f"\n== {case.label}: nq.{case.kind}({case.spec!r}, {case.n}) -> {call['status']}; load {load()}")
@@ -206,10 +223,14 @@ def compare(runexec: str, case: Case) -> None:
          ratio(inner_base["whole_cpu"], base["cpu"])),
         ("CPU, the call (RunMeter; runexec: with - without)", seconds(call["cpu_seconds"]), seconds(their_call),
          ratio(call["cpu_seconds"], their_call)),
+        ("CPU, the call (ours: with a cgroup of its own)", seconds(grouped["cpu_seconds"]), seconds(their_call),
+         ratio(grouped["cpu_seconds"], their_call)),
         ("CPU, whole driver (ours: RunMeter from outside)", seconds(whole["cpu_seconds"]), seconds(theirs["cpu"]),
          ratio(whole["cpu_seconds"], theirs["cpu"])),
         ("peak memory, the call (runexec: whole driver)", mebibytes(call["peak_memory_bytes"]),
          mebibytes(theirs["memory"]), ratio(call["peak_memory_bytes"], theirs["memory"])),
+        ("peak memory, the call (ours: with a cgroup of its own)", mebibytes(grouped["peak_memory_bytes"]),
+         mebibytes(theirs["memory"]), ratio(grouped["peak_memory_bytes"], theirs["memory"])),
         ("peak memory, driver without the call", "", mebibytes(base["memory"]), ""),
         ("  RSS before the call: anonymous, file-backed", mebibytes(before.get("RssAnon")),
          mebibytes(before.get("RssFile")), ""),
@@ -228,7 +249,7 @@ def compare(runexec: str, case: Case) -> None:
 def main() -> None:
     if sys.argv[1:2] == ["--driver"]:
         kind, spec, n, out = sys.argv[2:6]
-        driver(kind, spec, int(n), Path(out), skip="--skip" in sys.argv[6:])
+        driver(kind, spec, int(n), Path(out), skip="--skip" in sys.argv[6:], cgroup="--cgroup" in sys.argv[6:])
         return
     sys.path.insert(0, str(HERE.parent))
     from common import machine

@@ -212,3 +212,67 @@ def test_a_measure_is_plain_data() -> None:
         "processes_method": "proc-sampled",
     }
     assert RunMeasure(**run.to_dict()) == run
+
+
+ESCAPING = """
+import os, subprocess, sys, time
+from pathlib import Path
+from nqueens_plugins.execution import measuring
+
+burn, mark, patience = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3])
+group = measuring.CgroupV1.enter() if sys.argv[4] == "cgroup" else None
+if sys.argv[4] == "cgroup" and group is None:
+    print("unavailable")
+    sys.exit(0)
+escape = (
+    "import os, sys, time\\n"
+    "if os.fork():\\n"
+    "    os._exit(0)\\n"
+    "os.setsid()\\n"
+    "end = time.process_time() + float(sys.argv[1])\\n"
+    "block = bytearray(int(sys.argv[3]))\\n"
+    "block[::4096] = bytes(len(range(0, len(block), 4096)))\\n"
+    "while time.process_time() < end:\\n"
+    "    pass\\n"
+    "open(sys.argv[2], 'w').write(str(time.process_time()))\\n"
+)
+with measuring.measured(cgroup=group) as found:
+    subprocess.run([sys.executable, "-c", escape, burn, str(mark), str(200 * 2**20)], check=True)
+    deadline = time.monotonic() + patience
+    while not (mark.exists() and mark.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)  # the escaped process writes its figure, then exits
+if group is not None:
+    group.leave()
+    print("left" if not any(folder.exists() for folder in group.folders.values()) else "still there")
+run = found[0]
+print(mark.read_text(), run.cpu_seconds, run.peak_memory_bytes, run.cpu_method, run.memory_method)
+"""
+
+
+def escaping_run(tmp_path: Path, backend: str) -> list[str]:
+    """A run whose process starts one that leaves the tree (forks, its parent exits: init adopts it, not this
+    process) and burns BURN CPU seconds with 200 MiB; measured in a fresh process, with or without a cgroup."""
+    mark = tmp_path / f"escaped-{backend}"
+    done = subprocess.run(
+        [sys.executable, "-c", ESCAPING, str(BURN), str(mark), str(PATIENCE), backend],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=2 * PATIENCE,
+    )
+    return done.stdout.split()
+
+
+def test_a_cgroup_counts_a_process_that_left_the_tree_and_getrusage_does_not(tmp_path: Path) -> None:
+    with_group = escaping_run(tmp_path, "cgroup")
+    if with_group == ["unavailable"]:
+        pytest.skip("this machine does not let a process make a v1 cgroup (cpuacct, memory) of its own")
+    left, escaped_cpu, cpu, peak, cpu_method, memory_method = with_group
+    assert left == "left"  # the cgroup is gone, and this process back where it was
+    assert (cpu_method, memory_method) == ("cgroup-v1", "cgroup-v1")
+    assert float(cpu) >= float(escaped_cpu) * 0.9, with_group
+    assert int(peak) >= 200 * MIB, with_group
+    escaped_cpu, cpu, _, cpu_method, _ = escaping_run(tmp_path, "rusage")
+    assert cpu_method == "rusage+proc"
+    assert float(cpu) < float(escaped_cpu) / 2  # gone from the tree: what getrusage and /proc cannot see

@@ -33,6 +33,13 @@ is started just before the call and stopped just after it (or ``measured()`` aro
   (not counted) from ``/proc/self/status`` and each descendant's: a thread or process that lived
   less than a sampling period between two samples can be missed.
 
+Where the machine allows it (cgroups v1, writable: Linux, as root or with a delegated hierarchy),
+a process can enter a cgroup of its own (``CgroupV1.enter``, once, early) and hand it to the meter:
+the CPU seconds are then the kernel's count for every task in the group (``cpuacct.usage``), a
+process that left the tree included, and the peak memory the group's peak charge, reset per run
+(``memory.max_usage_in_bytes``), as BenchExec measures; the threads and processes are still sampled
+(``pids.peak`` cannot be reset in v1).
+
 A figure that cannot be measured here is None, never 0; each figure says how it was measured
 (``RunMeasure.cpu_method`` ...), so a reader can tell a cgroup's figure from a sampled one.
 """
@@ -172,6 +179,105 @@ def cpu_of(usage: Any) -> float:
     return float(usage.ru_utime + usage.ru_stime)
 
 
+CGROUP_MOUNTS = Path("/proc/mounts")
+CONTROLLERS = ("cpuacct", "memory")  # what the cgroup backend reads: CPU nanoseconds, the peak charge
+
+
+class CgroupV1:
+    """A cgroup of its own for this process, in the v1 ``cpuacct`` and ``memory`` hierarchies, below the
+    cgroups it was in (so that every limit above still holds), as BenchExec's ``runexec`` makes one per run.
+
+    Entered once, early (a worker: after starting its watchdog, before any plugin code), every process
+    this one starts from then on is in it too, even one that leaves the process tree: the kernel counts
+    the CPU nanoseconds of all of them (``cpuacct.usage``) and the peak of the memory charged to the group
+    (``memory.max_usage_in_bytes``, reset per run). A cgroup is charged for a page by whoever touched it
+    first: a library already in the page cache costs the group nothing, a file the run reads costs it its
+    pages. Memory charged before the process entered stays with its old cgroup (this kernel no longer
+    moves charges), hence entering early. ``enter`` is None where the machine does not allow it (no
+    cgroups v1, not writable, not Linux); the meter then measures with ``getrusage`` and ``/proc``.
+    """
+
+    def __init__(self, folders: dict[str, Path], parents: dict[str, Path]) -> None:
+        self.folders = folders
+        self.parents = parents
+
+    @classmethod
+    def enter(cls, name: str | None = None) -> CgroupV1 | None:
+        """Make the cgroup and move this process into it; None (nothing left behind) where not allowed."""
+        parents = own_cgroups()
+        if parents is None:
+            return None
+        label = name or f"nqueens-{os.getpid()}"
+        folders: dict[str, Path] = {}
+        try:
+            for controller, parent in parents.items():
+                folder = parent / label
+                folder.mkdir()
+                folders[controller] = folder
+                (folder / "cgroup.procs").write_text(str(os.getpid()), encoding="ascii")
+            group = cls(folders, parents)
+            if group.cpu_nanoseconds() is None or not group.reset_peak():
+                raise OSError("the cgroup's figures cannot be read")
+        except OSError:
+            cls(folders, parents).leave()
+            return None
+        return group
+
+    def leave(self) -> None:
+        """Move every process still in the cgroup (this one too) back where this one came from, and remove it."""
+        for controller, folder in self.folders.items():
+            with contextlib.suppress(OSError, ValueError):
+                for pid in (folder / "cgroup.procs").read_text(encoding="ascii").split():
+                    with contextlib.suppress(OSError):
+                        (self.parents[controller] / "cgroup.procs").write_text(pid, encoding="ascii")
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+    def cpu_nanoseconds(self) -> int | None:
+        """CPU nanoseconds of every task that was ever in the cgroup (``cpuacct.usage``)."""
+        try:
+            return int((self.folders["cpuacct"] / "cpuacct.usage").read_text(encoding="ascii"))
+        except (OSError, ValueError, KeyError):
+            return None
+
+    def reset_peak(self) -> bool:
+        """The memory peak brought down to what the group holds now (any write to the file does it)."""
+        try:
+            (self.folders["memory"] / "memory.max_usage_in_bytes").write_text("0", encoding="ascii")
+        except (OSError, KeyError):
+            return False
+        return True
+
+    def peak_memory(self) -> int | None:
+        try:
+            return int((self.folders["memory"] / "memory.max_usage_in_bytes").read_text(encoding="ascii"))
+        except (OSError, ValueError, KeyError):
+            return None
+
+
+def own_cgroups() -> dict[str, Path] | None:
+    """The folders of this process's own v1 cgroups of ``CONTROLLERS``; None where any is missing."""
+    try:
+        mounts = CGROUP_MOUNTS.read_text(encoding="ascii", errors="replace")
+        memberships = (PROC / "self" / "cgroup").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    mounted: dict[str, Path] = {}
+    for line in mounts.splitlines():
+        fields = line.split()
+        if len(fields) > 3 and fields[2] == "cgroup":
+            for option in fields[3].split(","):
+                mounted.setdefault(option, Path(fields[1]))
+    own: dict[str, Path] = {}
+    for line in memberships.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3:
+            for controller in parts[1].split(","):
+                if controller in CONTROLLERS and controller in mounted:
+                    own[controller] = mounted[controller] / parts[2].lstrip("/")
+    return own if len(own) == len(CONTROLLERS) and all(folder.is_dir() for folder in own.values()) else None
+
+
 class RunMeter:
     """Measures one run of this process's tree, from ``start()`` to ``stop()`` (``RunMeasure``).
 
@@ -179,7 +285,11 @@ class RunMeter:
     neither they nor what is below them are counted. One meter measures one run; make one per run.
     """
 
-    def __init__(self, spare: Collection[int] = (), interval: float = SAMPLE_SECONDS) -> None:
+    def __init__(
+        self, spare: Collection[int] = (), interval: float = SAMPLE_SECONDS, cgroup: CgroupV1 | None = None
+    ) -> None:
+        self.cgroup = cgroup
+        self.cgroup_before: int | None = None
         self.spare = frozenset(spare)
         self.interval = interval
         self.samples = Samples()
@@ -198,6 +308,8 @@ class RunMeter:
             self.sample(first=True)
             self.sampler = threading.Thread(target=self.keep_sampling, name="nqueens-run-meter", daemon=True)
             self.sampler.start()
+        if self.cgroup is not None and self.cgroup.reset_peak():
+            self.cgroup_before = self.cgroup.cpu_nanoseconds()
         self.usage_before = rusage_pair()
 
     def stop(self) -> RunMeasure:
@@ -221,6 +333,10 @@ class RunMeter:
         return RunMeasure(cpu, peak, threads, processes, cpu_method, memory_method, sampled, sampled)
 
     def cpu(self, usage_after: tuple[Any, Any] | None) -> tuple[float | None, str | None]:
+        if self.cgroup is not None and self.cgroup_before is not None:
+            after = self.cgroup.cpu_nanoseconds()
+            if after is not None:  # every task in the group, the meter's own thread too (taken out)
+                return max((after - self.cgroup_before) / 1e9 - self.sampler_cpu, 0.0), "cgroup-v1"
         if self.usage_before is None or usage_after is None:
             return None, None
         (self_before, children_before), (self_after, children_after) = self.usage_before, usage_after
@@ -234,6 +350,10 @@ class RunMeter:
         return max(seconds, 0.0), "rusage+proc"
 
     def memory(self, usage_after: tuple[Any, Any] | None) -> tuple[int | None, str | None]:
+        if self.cgroup is not None and self.cgroup_before is not None:
+            peak = self.cgroup.peak_memory()
+            if peak is not None:
+                return peak, "cgroup-v1"
         own: int | None = None
         method = None
         if self.reset:
@@ -291,10 +411,10 @@ class RunMeter:
 
 
 @contextlib.contextmanager
-def measured(spare: Collection[int] = ()) -> Iterator[list[RunMeasure]]:
+def measured(spare: Collection[int] = (), cgroup: CgroupV1 | None = None) -> Iterator[list[RunMeasure]]:
     """``with measured() as found: call()``, then ``found[0]`` is the call's ``RunMeasure`` (the list is empty
     inside the block: the figures exist only once the call is over). Measured even when the call raises."""
-    meter = RunMeter(spare)
+    meter = RunMeter(spare, cgroup=cgroup)
     found: list[RunMeasure] = []
     meter.start()
     try:
