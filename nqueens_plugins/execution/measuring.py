@@ -290,6 +290,7 @@ class RunMeter:
     ) -> None:
         self.cgroup = cgroup
         self.cgroup_before: int | None = None
+        self.cgroup_after: int | None = None
         self.spare = frozenset(spare)
         self.interval = interval
         self.samples = Samples()
@@ -318,6 +319,8 @@ class RunMeter:
             self.halt.set()
             self.sampler.join()  # its CPU seconds are known once it ended
         usage_after = rusage_pair()
+        if self.cgroup is not None and self.cgroup_before is not None:
+            self.cgroup_after = self.cgroup.cpu_nanoseconds()  # at the same moment as getrusage's
         if self.sampler is not None:
             self.sample(first=False)  # descendants still alive, and their CPU seconds so far
         return self.measure(usage_after)
@@ -333,10 +336,9 @@ class RunMeter:
         return RunMeasure(cpu, peak, threads, processes, cpu_method, memory_method, sampled, sampled)
 
     def cpu(self, usage_after: tuple[Any, Any] | None) -> tuple[float | None, str | None]:
-        if self.cgroup is not None and self.cgroup_before is not None:
-            after = self.cgroup.cpu_nanoseconds()
-            if after is not None:  # every task in the group, the meter's own thread too (taken out)
-                return max((after - self.cgroup_before) / 1e9 - self.sampler_cpu, 0.0), "cgroup-v1"
+        if self.cgroup_before is not None and self.cgroup_after is not None:
+            # Every task in the group, the meter's own thread too (taken out).
+            return max((self.cgroup_after - self.cgroup_before) / 1e9 - self.sampler_cpu, 0.0), "cgroup-v1"
         if self.usage_before is None or usage_after is None:
             return None, None
         (self_before, children_before), (self_after, children_after) = self.usage_before, usage_after
