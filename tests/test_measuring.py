@@ -276,3 +276,23 @@ def test_a_cgroup_counts_a_process_that_left_the_tree_and_getrusage_does_not(tmp
     escaped_cpu, cpu, _, cpu_method, _ = escaping_run(tmp_path, "rusage")
     assert cpu_method == "rusage+proc"
     assert float(cpu) < float(escaped_cpu) / 2  # gone from the tree: what getrusage and /proc cannot see
+
+
+class Unstartable(threading.Thread):
+    """A thread that cannot start, as under a tight RLIMIT_DATA (its stack is data)."""
+
+    def start(self) -> None:
+        raise RuntimeError("can't start new thread")
+
+
+def test_without_room_for_the_sampler_threads_and_processes_are_unknown_and_the_rest_is_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(measuring.threading, "Thread", Unstartable)
+    with measured() as found:
+        done = subprocess.run([sys.executable, "-c", CHILD_BURN, str(BURN)], capture_output=True, text=True, check=True)
+    monkeypatch.undo()
+    (run,) = found
+    assert (run.max_threads, run.max_processes, run.threads_method) == (None, None, None)
+    assert near(run.cpu_seconds, float(done.stdout)), run
+    assert run.peak_memory_bytes is not None and run.memory_method == "proc-hwm"

@@ -307,8 +307,12 @@ class RunMeter:
         if self.proc:
             self.reset = reset_peak()
             self.sample(first=True)
-            self.sampler = threading.Thread(target=self.keep_sampling, name="nqueens-run-meter", daemon=True)
-            self.sampler.start()
+            sampler = threading.Thread(target=self.keep_sampling, name="nqueens-run-meter", daemon=True)
+            try:  # a thread's stack is data: under a tight RLIMIT_DATA (--memory) there may be no room for it
+                sampler.start()
+                self.sampler = sampler
+            except RuntimeError:
+                self.samples.readable = False  # threads and processes unknown; the rest is read at the stop
         if self.cgroup is not None and self.cgroup.reset_peak():
             self.cgroup_before = self.cgroup.cpu_nanoseconds()
         self.usage_before = rusage_pair()
@@ -321,7 +325,7 @@ class RunMeter:
         usage_after = rusage_pair()
         if self.cgroup is not None and self.cgroup_before is not None:
             self.cgroup_after = self.cgroup.cpu_nanoseconds()  # at the same moment as getrusage's
-        if self.sampler is not None:
+        if self.proc:
             self.sample(first=False)  # descendants still alive, and their CPU seconds so far
         return self.measure(usage_after)
 
@@ -381,6 +385,7 @@ class RunMeter:
         own = status_fields("self")
         if "Threads" not in own:
             self.samples.readable = False
+            self.proc = False  # /proc went away: what it showed of the children is not counted either
             return
         # The meter's own thread is not the run's: counted while the kernel lists it (a joined thread may
         # linger there a moment after Python's join returned).
