@@ -13,6 +13,7 @@ from browser import needs_chromium, render_in_chromium
 import nqueens_plugins as nq
 from nqueens_plugins.core.solver import expand_sweep
 from nqueens_plugins.formats.records import environment
+from nqueens_plugins.formats.run_record import RunRecord
 from nqueens_plugins.results.statistics import Runs, censored_quantile, compare_to_baseline, ert, par
 
 
@@ -335,7 +336,7 @@ def test_every_solver_that_solved_a_board_has_one_drawn_or_a_line_saying_why_not
     records += [run_record("late", 0.01, True, n=large) | {"queens": list(range(large))}]
     records += [run_record("late", 0.01, True, n=8, trial=1) | {"queens": eight}]  # a small board after a large
     kept: list[dict[str, object]] = []
-    groups, _ = group_runs(sample_boards(iter(records), kept))
+    groups, _ = group_runs(sample_boards(map(RunRecord.given, records), kept))
     boards = {board["solver"]: board for board in kept}
     assert set(boards) == {*drawn, "large-only", "unkept", "late"}  # "unsolved" solved nothing
     assert sum("why" not in board for board in kept) == BOARDS_SHOWN
@@ -357,7 +358,7 @@ def test_a_board_the_file_calls_verified_is_checked_again_before_it_is_drawn() -
 
     records = [run_record("forger", 0.01, True, n=8) | {"queens": list(range(8))}]
     kept: list[dict[str, object]] = []
-    groups, _ = group_runs(sample_boards(iter(records), kept))
+    groups, _ = group_runs(sample_boards(map(RunRecord.given, records), kept))
     page = render_html("runs.jsonl", [], groups, [], kept)
     assert "<figcaption>forger, n = " not in page
     assert "forger: no board shown: the file calls its board verified, but it is not a solution (" in page
