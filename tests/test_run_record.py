@@ -65,8 +65,33 @@ def test_a_record_cannot_be_changed() -> None:
 
 
 @given(
-    field=st.sampled_from(["n", "solver", "status", "seed", "trial", "seconds", "timeout", "certificate", "queens"]),
-    value=st.one_of(st.text(max_size=3), st.floats(allow_nan=False), st.just(-1), st.just([1.5]), st.none()),
+    field=st.sampled_from(
+        [
+            "n",
+            "solver",
+            "status",
+            "seed",
+            "trial",
+            "seconds",
+            "timeout",
+            "certificate",
+            "queens",
+            "cpu_seconds",
+            "peak_memory_bytes",
+            "max_threads",
+            "max_processes",
+            "measured_by",
+        ]
+    ),
+    value=st.one_of(
+        st.text(max_size=3),
+        st.floats(allow_nan=False),
+        st.just(-1),
+        st.just([1.5]),
+        st.none(),
+        st.just({"cpu": "rusage", "memory": None, "threads": None, "processes": None}),
+        st.just({"cpu": 1}),
+    ),
 )
 def test_a_wrong_field_is_refused_in_the_words_of_the_reader(field: str, value: object) -> None:
     raw = json.loads(run_lines(DATA / "golden" / "results" / "plain.jsonl")[0])

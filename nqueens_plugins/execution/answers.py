@@ -54,6 +54,13 @@ class Result:
     certificate_seconds: float | None = None  # the checker's time (not part of ``seconds``)
     proof: str | None = None  # where its certificate was kept (``Limits.keep_proofs``), if it was
     proof_sha256: str | None = None  # the kept proof's fingerprint, taken before it was checked
+    # What the run cost, measured in its worker around the call (``execution/measuring.py``); None: unknown
+    # (not measured: a run killed at its limit, in-process, or a figure the machine cannot give), never 0.
+    cpu_seconds: float | None = None  # user + system, every thread and process of the run
+    peak_memory_bytes: int | None = None  # the run's own peak (the worker's peak RSS reset before it)
+    max_threads: int | None = None
+    max_processes: int | None = None
+    measured_by: dict[str, str | None] | None = None  # how each figure was measured: cpu, memory, threads, processes
 
     @property
     def timeout(self) -> float | None:

@@ -19,6 +19,7 @@ from nqueens_plugins.core.problem import Count, Outcome, Problem, Status
 from nqueens_plugins.core.solver import Variant
 from nqueens_plugins.core.verify import Verdict, verify_count, verify_outcome
 from nqueens_plugins.execution.answers import Answer, CountResult, Result
+from nqueens_plugins.execution.measuring import RunMeasure
 from nqueens_plugins.execution.tasks import Certificate, Executed, Foreign, Task, TaskKind
 
 R = TypeVar("R")
@@ -40,6 +41,7 @@ def judge(variant: Variant, problem: Problem, limits: Limits, trial: int, execut
         "output_bytes": executed.output_bytes,
         "complete": variant.complete,
         "trace": executed.trace,
+        **measure_fields(executed.measure),
     }
     if executed.error is not None:
         return Result(**base, status=executed.status, verified=None, reason=executed.error, queens=None)
@@ -212,3 +214,22 @@ def with_dropped(reason: str | None, dropped: list[str]) -> str | None:
         return reason
     note = f"counters dropped (not finite numbers): {', '.join(dropped)}"
     return f"{reason}; {note}" if reason else note
+
+
+def measure_fields(measure: RunMeasure | None) -> dict[str, Any]:
+    """A result's cost fields from what its worker measured (the wire checked each figure's type and range);
+    none when nothing was measured."""
+    if measure is None:
+        return {}
+    return {
+        "cpu_seconds": measure.cpu_seconds,
+        "peak_memory_bytes": measure.peak_memory_bytes,
+        "max_threads": measure.max_threads,
+        "max_processes": measure.max_processes,
+        "measured_by": {
+            "cpu": measure.cpu_method,
+            "memory": measure.memory_method,
+            "threads": measure.threads_method,
+            "processes": measure.processes_method,
+        },
+    }

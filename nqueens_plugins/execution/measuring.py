@@ -74,7 +74,7 @@ STATUS_FIELD = re.compile(r"^(\w+):\s+(\d+)", re.MULTILINE)
 class RunMeasure:
     """What one run cost: CPU seconds (user + system, the run's process tree), peak memory in bytes, and
     the most threads and processes it had at once. None is unknown, never zero; each ``*_method`` says how
-    its figure was measured ("rusage+proc", "proc-hwm", "proc-sampled", "cgroup", ...), None with it."""
+    its figure was measured (``METHODS``: "rusage+proc", "proc-hwm", "proc-sampled", "cgroup-v1", ...), None with it."""
 
     cpu_seconds: float | None
     peak_memory_bytes: int | None
@@ -91,6 +91,8 @@ class RunMeasure:
 
 
 UNKNOWN = RunMeasure(None, None, None, None)
+# Every word a ``*_method`` may be: the parent refuses any other (``wire._measure``).
+METHODS = frozenset({"rusage", "rusage+proc", "proc-hwm", "rusage-maxrss", "proc-sampled", "cgroup-v1"})
 
 
 def status_fields(pid: int | str) -> dict[str, int]:

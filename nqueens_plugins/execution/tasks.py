@@ -31,6 +31,7 @@ from nqueens_plugins.core.errors import BadInput
 from nqueens_plugins.core.limits import DEFAULT_LIMITS, Limits
 from nqueens_plugins.core.problem import TRACED_UP_TO, Problem, Status, Trace
 from nqueens_plugins.core.solver import Variant
+from nqueens_plugins.execution.measuring import RunMeasure
 
 if TYPE_CHECKING:
     from nqueens_plugins.execution.answers import CountResult, Result
@@ -235,6 +236,7 @@ class Executed:
     output_bytes: int = 0  # how much it printed
     certificate: Certificate | None = None  # a no-solution claim's certificate, as the service's checker found it
     proof: ProofHandoff | None = None  # the proof a worker wrote for a no-solution claim, not yet checked
+    measure: RunMeasure | None = None  # what the call cost (CPU, peak memory, threads, processes), as measured
 
     def unsendable(self, reason: str) -> Executed:
         return Executed(None, self.seconds, reason)

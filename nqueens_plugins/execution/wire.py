@@ -42,6 +42,7 @@ import numpy as np
 
 from nqueens_plugins.core.certificate_status import CertificateStatus
 from nqueens_plugins.core.problem import Count, Outcome, Status, Trace
+from nqueens_plugins.execution.measuring import METHODS, RunMeasure
 from nqueens_plugins.execution.messages import (
     Compiled,
     Compiling,
@@ -158,6 +159,7 @@ def encode_executed(executed: Executed, encoder: _Encoder) -> dict[str, Any]:
         "output_bytes": executed.output_bytes,
         "certificate": None if executed.certificate is None else vars(executed.certificate),
         "proof": None if executed.proof is None else vars(executed.proof),
+        "measure": None if executed.measure is None else executed.measure.to_dict(),
     }
 
 
@@ -306,7 +308,7 @@ def _text(value: Any, what: str) -> str | None:
 
 def decode_executed(fields: Any, decoder: _Decoder) -> Executed:
     names = {"outcome", "seconds", "error", "status", "trace", "prepare_seconds", "output", "output_bytes"}
-    if not isinstance(fields, dict) or not names <= set(fields) <= names | {"certificate", "proof"}:
+    if not isinstance(fields, dict) or not names <= set(fields) <= names | {"certificate", "proof", "measure"}:
         raise WireError("an answer without exactly its fields")
     try:
         status = Status(fields["status"])
@@ -323,6 +325,31 @@ def decode_executed(fields: Any, decoder: _Decoder) -> Executed:
         output_bytes=_count(fields["output_bytes"], "output_bytes"),
         certificate=_certificate(fields.get("certificate")),
         proof=_proof(fields.get("proof")),
+        measure=_measure(fields.get("measure")),
+    )
+
+
+MEASURE_COUNTS = ("peak_memory_bytes", "max_threads", "max_processes")
+MEASURE_METHODS = ("cpu_method", "memory_method", "threads_method", "processes_method")
+MEASURE_FIELDS = {"cpu_seconds", *MEASURE_COUNTS, *MEASURE_METHODS}
+
+
+def _measure(value: Any) -> RunMeasure | None:
+    """What the worker measured of its call: numbers from 0 or null, and each method one of the meter's
+    words (``measuring.METHODS``) or null; anything else is a garbled answer."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != MEASURE_FIELDS:
+        raise WireError("a measure without exactly its fields")
+    for name in MEASURE_COUNTS:
+        if value[name] is not None:
+            _count(value[name], name)
+    for name in MEASURE_METHODS:
+        if value[name] is not None and value[name] not in METHODS:
+            raise WireError(f"a measure's {name} is no method of the meter's")
+    return RunMeasure(
+        cpu_seconds=_seconds(value["cpu_seconds"], "the call's CPU seconds", optional=True),
+        **{name: value[name] for name in (*MEASURE_COUNTS, *MEASURE_METHODS)},
     )
 
 

@@ -67,6 +67,7 @@ from typing import Any
 from nqueens_plugins.core import compile_notes, guess_notes
 from nqueens_plugins.execution import processes, wire
 from nqueens_plugins.execution.calls import describe, perform
+from nqueens_plugins.execution.measuring import measured
 from nqueens_plugins.execution.messages import (
     Compiled,
     Compiling,
@@ -264,13 +265,18 @@ def serve(reader: Connection, writer: Connection, watchdog: Watchdog | None = No
                     return
             if prepared is not None and failed is None:
                 printed.forget()  # what preparing printed is not the run's (unless preparing failed)
-            outcome = failed or perform(inbox.as_told(task))
+            spared = {pid for pid in (watchdog.running() if watchdog else None,) if pid is not None}
+            if failed is not None:
+                outcome = failed
+            else:  # what the run cost: the call alone, not the preparation nor the parent's check of a proof
+                with measured(spared) as found:
+                    outcome = perform(inbox.as_told(task))
+                outcome.measure = found[0]
         printed.measure(outcome)
         outcome.prepare_seconds = prepared
         if task.limits.memory is not None and outcome.error and outcome.error.startswith("MemoryError"):
             outcome.error += f" (over its --memory limit of {format_bytes(task.limits.memory)})"
         # A plugin's processes do not outlive its call (nor write its proof after it); the watchdog is ours.
-        spared = {pid for pid in (watchdog.running() if watchdog else None,) if pid is not None}
         if set(processes.children(os.getpid())) - spared:
             processes.kill_descendants(os.getpid(), spare=spared)
             processes.reap_children()

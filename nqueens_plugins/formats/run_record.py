@@ -29,9 +29,10 @@ from nqueens_plugins.core.problem import Status
 from nqueens_plugins.formats.inputs import MAX_N
 
 # The schema of a run record, in each record: 1 (nqueens-plugins 0.1, whose records do not say it), 2 (0.2: the
-# fields ``proof`` and ``proof_sha256`` added). A reader takes every version up to its own; a later one is read
+# fields ``proof`` and ``proof_sha256`` added), 3 (0.3: what the run cost, ``cpu_seconds``, ``peak_memory_bytes``,
+# ``max_threads``, ``max_processes`` and ``measured_by``). A reader takes every version up to its own; a later one is read
 # for the fields this release knows (later releases only add fields: docs/compatibility.md).
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 
 LARGEST_NUMBER = int(sys.float_info.max)  # an int past this cannot become a float (statistics use floats)
 STATUSES = frozenset(status.value for status in Status)
@@ -56,8 +57,8 @@ WRITTEN_ORDER = (
     "type", "record_version", "solver", "name", "options", "seed", "trial", "status", "verified", "reason",
     "queens", "iterations", "moves", "counters", "seconds", "overhead_seconds", "prepare_seconds", "output",
     "output_bytes", "complete", "certificate", "certificate_bytes", "certificate_seconds", "proof", "proof_sha256",
-    "n", "fixed", "blocked", "instance", "source", "race", "plugin", "distribution", "version", "timestamp",
-    "timeout", "tune",
+    "cpu_seconds", "peak_memory_bytes", "max_threads", "max_processes", "measured_by", "n", "fixed", "blocked",
+    "instance", "source", "race", "plugin", "distribution", "version", "timestamp", "timeout", "tune",
 )  # fmt: skip
 KNOWN_FIELDS = frozenset(WRITTEN_ORDER) - {"type"}
 PLAIN_RUN = tuple(key for key in WRITTEN_ORDER if key not in ("race", "tune"))  # a record made here, not a race's
@@ -100,6 +101,11 @@ class RunRecord(Mapping[str, Any]):
     certificate_seconds: float | None = None
     proof: str | None = None
     proof_sha256: str | None = None
+    cpu_seconds: float | None = None  # what the run cost (record version 3): None where not measured
+    peak_memory_bytes: int | None = None
+    max_threads: int | None = None
+    max_processes: int | None = None
+    measured_by: dict[str, str | None] | None = None  # cpu, memory, threads, processes: how each was measured
     fixed: dict[str, int] | None = None  # as written: columns (decimal strings) to rows
     blocked: list[list[int]] | None = None
     instance: str | None = None
@@ -425,6 +431,11 @@ EXPECTED = {  # what each field of a run record must be, for the warning that na
     "record_version": "a whole number from 1 (the record's schema), or absent (0.1's records)",
     "certificate": "one of " + ", ".join(sorted(CERTIFICATE_STATUSES)) + ", or null",
     "certificate_bytes": "a whole number from 0, or null",
+    "cpu_seconds": "a finite number of seconds from 0, or null",
+    "peak_memory_bytes": "a whole number from 0, or null",
+    "max_threads": "a whole number from 0, or null",
+    "max_processes": "a whole number from 0, or null",
+    "measured_by": "null, or a map of cpu, memory, threads and processes to a word (how each was measured) or null",
     "certificate_seconds": "a finite number of seconds from 0, or null",
     "fixed": "a map of columns to rows on the board",
     "blocked": "a list of [column, row] squares on the board",
@@ -480,7 +491,7 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
             return name
     if type(get("options")) not in MAP_OR_NULL:
         return "options"
-    for name in ("timeout", "overhead_seconds", "prepare_seconds", "certificate_seconds"):
+    for name in ("timeout", "overhead_seconds", "prepare_seconds", "certificate_seconds", "cpu_seconds"):
         if not seconds(get(name)):
             return name
     for name in ("iterations", "moves"):
@@ -494,8 +505,11 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
     certificate = get("certificate")
     if certificate is not None and (type(certificate) is not str or certificate not in CERTIFICATE_STATUSES):
         return "certificate"
-    if not natural(get("certificate_bytes")):
-        return "certificate_bytes"
+    for name in ("certificate_bytes", "peak_memory_bytes", "max_threads", "max_processes"):
+        if not natural(get(name)):
+            return name
+    if not measured_by_ok(get("measured_by")):
+        return "measured_by"
     fixed, blocked = get("fixed"), get("blocked")
     if fixed is not None and (type(fixed) is not dict or (fixed and not fixed_ok(fixed, n))):  # {}: no call
         return "fixed"
@@ -512,6 +526,18 @@ def wrong_field(record: Mapping[str, Any]) -> str | None:
     if status != Status.SOLVED and get("verified") is True and not drawn_board_ok(get("queens"), n):
         return "board"
     return None
+
+
+MEASURED = frozenset({"cpu", "memory", "threads", "processes"})
+
+
+def measured_by_ok(value: Any) -> bool:
+    """None, or how each figure of the run's cost was measured: a short word or null, for each of four."""
+    return value is None or (
+        type(value) is dict
+        and value.keys() == MEASURED
+        and all(word is None or (type(word) is str and len(word) <= 40) for word in value.values())
+    )
 
 
 def drawn_board_ok(queens: list[int] | None, n: int) -> bool:

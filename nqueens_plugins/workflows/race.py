@@ -201,6 +201,12 @@ def race_record_fields(raced: RaceResult, entry: RaceEntry, limits: Limits, tria
         output_bytes=0,
         complete=any(member.solver.complete for member in entry.members),
         counters={"members": len(entry.members), "core_seconds": raced.core_seconds},
+        # A race's cost is its members' together, and a member stopped at the winner's answer was not measured.
+        cpu_seconds=None,
+        peak_memory_bytes=None,
+        max_threads=None,
+        max_processes=None,
+        measured_by=None,
         race={
             "winner": None if raced.winner is None else raced.winner.solver,
             "members": [{"solver": m.solver, "status": m.status, "seconds": m.seconds} for m in raced.members],
