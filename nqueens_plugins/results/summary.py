@@ -119,6 +119,16 @@ class SummaryRow:
     # that got stuck (gave up or timed out). None where no such run reported steps.
     steps_solved: float | None = None
     steps_stuck: float | None = None
+    # What the runs cost (record version 3, docs/measurement.md), over the runs that were measured; None when
+    # none was (older records, runs killed at their limit, in-process runs). Memory in bytes.
+    measured: int = 0  # runs with a CPU or memory figure
+    cpu_q25_seconds: float | None = None
+    cpu_median_seconds: float | None = None
+    cpu_q75_seconds: float | None = None
+    peak_memory_median_bytes: float | None = None
+    peak_memory_max_bytes: float | None = None
+    parallel: bool | None = None  # the median run used more than one core (``PARALLEL_RATIO``)
+    waiting: bool | None = None  # the median run of some length waited for a core (``WAITING_RATIO``)
 
 
 def natural_order(key: tuple[str, int, str]) -> tuple[Any, ...]:
@@ -146,7 +156,8 @@ class Group:
     equal to the one before it in all four is not stored again but counted (``repeats``), so a file of
     one record repeated ten million times is held in a few bytes (``nqueens report`` on it stays flat:
     benchmarks/records_reader.py --report-memory). ``seconds``, ``iterations``, ``answers``, ``counted``
-    and ``decided`` are one entry a run, as they always were; ``runs()`` gives the weighted entries."""
+    and ``decided`` are one entry a run, as they always were; ``runs()`` gives the weighted entries. A run that
+    was measured (record version 3) adds 24 bytes of costs (``cost_cpu``), and none when it repeats the one before."""
 
     # One entry per stored run; ``repeats[i]``: how many more runs entry i stands for.
     stored_seconds: array[float] = field(default_factory=lambda: array("d"))
@@ -174,6 +185,13 @@ class Group:
     on_its_face: bool | None = None  # the verifier's facts say the instance has no solution (``impossible``)
     refused: str | None = None  # why the solver refused the board before any run (a refusal record)
     board: tuple[int, Any, Any] | None = None  # n, fixed and blocked of its first run: a selector's features
+    # What the measured runs cost (record version 3): their CPU seconds, peak memory and wall seconds, NaN for a
+    # figure not measured; 24 bytes a measured run, none for a run not measured (older records), and a run equal
+    # to the one before it in all three counted in ``cost_repeats`` as ``repeats`` does.
+    cost_cpu: array[float] = field(default_factory=lambda: array("d"))
+    cost_memory: array[float] = field(default_factory=lambda: array("d"))
+    cost_seconds: array[float] = field(default_factory=lambda: array("d"))
+    cost_repeats: dict[int, int] = field(default_factory=dict)
 
     def add(self, record: RunRecord, fate: Fate | None = None) -> None:
         """Count one run. ``fate``: what became of its certificate, settled by the report (``recheck.py``) for a
@@ -197,6 +215,8 @@ class Group:
                 self.tally(fate if fate is not None else host_fate(record))
         counted = status not in (Status.ERROR, Status.INVALID)
         self.store(float(record.seconds), float(record.iterations or 0), answer, counted)
+        if record.cpu_seconds is not None or record.peak_memory_bytes is not None:
+            self.store_cost(record.cpu_seconds, record.peak_memory_bytes, float(record.seconds))
         kind = (answer, counted)
         self.kinds[kind] += 1
         self.moves[kind] += float(record.moves or 0)
@@ -257,6 +277,27 @@ class Group:
         self.stored_answers.append(answer)
         self.stored_counted.append(counted)
 
+    def store_cost(self, cpu: float | None, memory: int | None, seconds: float) -> None:
+        """One measured run's costs, or one more count of the entry before it when they are the same."""
+        entry = (math.nan if cpu is None else float(cpu), math.nan if memory is None else float(memory), seconds)
+        last = len(self.cost_cpu) - 1
+        if last >= 0 and all(
+            same(stored[last], value)
+            for stored, value in zip((self.cost_cpu, self.cost_memory, self.cost_seconds), entry, strict=True)
+        ):
+            self.cost_repeats[last] = self.cost_repeats.get(last, 0) + 1
+            return
+        self.cost_cpu.append(entry[0])
+        self.cost_memory.append(entry[1])
+        self.cost_seconds.append(entry[2])
+
+    def cost_weights(self) -> np.ndarray:
+        """How many measured runs each stored cost entry stands for."""
+        weights = np.ones(len(self.cost_cpu), dtype=np.int64)
+        if self.cost_repeats:
+            weights[list(self.cost_repeats)] += list(self.cost_repeats.values())
+        return weights
+
     def weights(self) -> np.ndarray | None:
         """How many runs each stored entry stands for (None: one each)."""
         if not self.repeats:
@@ -304,6 +345,10 @@ class Group:
         for name in ("stored_seconds", "stored_iterations", "stored_answers", "stored_counted"):
             getattr(self, name).extend(getattr(other, name))
         self.repeats.update({offset + index: extra for index, extra in other.repeats.items()})
+        cost_offset = len(self.cost_cpu)
+        for name in ("cost_cpu", "cost_memory", "cost_seconds"):
+            getattr(self, name).extend(getattr(other, name))
+        self.cost_repeats.update({cost_offset + index: extra for index, extra in other.cost_repeats.items()})
         self.kinds.update(other.kinds)
         self.stepped.update(other.stepped)
         for kind, total in other.moves.items():
@@ -549,9 +594,75 @@ def summary_rows(groups: Mapping[GroupKey, Group]) -> list[SummaryRow]:
                 seed=seed,
                 version=version,
                 undecided_end=undecided_end(group, decided),
+                **cost_figures(group),
             )
         )
     return rows
+
+
+# The fields of ``SummaryRow`` that say what the runs cost: shown (CSV and JSON too) only where some row has them.
+COST_FIELDS = (
+    "measured",
+    "cpu_q25_seconds",
+    "cpu_median_seconds",
+    "cpu_q75_seconds",
+    "peak_memory_median_bytes",
+    "peak_memory_max_bytes",
+    "parallel",
+    "waiting",
+)
+
+# A run's CPU seconds over its wall seconds say how it used the machine: about 1 for a run on one core it had to
+# itself. Above 1.2 it used more than one core (threads or child processes): 1 plus a margin for what the CPU
+# figure counts that the wall figure does not (the worker's system time around the call, the meter's reading
+# of /proc), a few per cent, and for a clock's granularity. Below 0.5 it spent more than half its wall time off
+# the CPU: waiting for a core on a loaded machine, or for I/O (a solver's subprocess, a file). Both are judged
+# on the median run of at least ``RATIO_FROM_SECONDS`` wall seconds: in a shorter one a few milliseconds of
+# start-up, or of a clock's tick, move the ratio by more than these margins.
+PARALLEL_RATIO = 1.2
+WAITING_RATIO = 0.5
+RATIO_FROM_SECONDS = 0.1
+
+
+def cost_figures(group: Group) -> dict[str, Any]:
+    """The cost fields of a group's ``SummaryRow`` (none set when no run of it was measured)."""
+    if not group.cost_cpu:
+        return {}
+    weights = group.cost_weights()
+    cpu = np.frombuffer(group.cost_cpu, dtype=np.float64)
+    memory = np.frombuffer(group.cost_memory, dtype=np.float64)
+    wall = np.frombuffer(group.cost_seconds, dtype=np.float64)
+    figures: dict[str, Any] = {"measured": int(weights.sum())}
+    timed = ~np.isnan(cpu)
+    if timed.any():
+        for name, q in (("cpu_q25_seconds", 0.25), ("cpu_median_seconds", 0.5), ("cpu_q75_seconds", 0.75)):
+            figures[name] = weighted_quantile(cpu[timed], weights[timed], q)
+        long = timed & (wall >= RATIO_FROM_SECONDS)
+        if long.any():
+            ratio = weighted_quantile(cpu[long] / wall[long], weights[long], 0.5)
+            figures["parallel"] = ratio > PARALLEL_RATIO
+            figures["waiting"] = ratio < WAITING_RATIO
+    sized = ~np.isnan(memory)
+    if sized.any():
+        figures["peak_memory_median_bytes"] = weighted_quantile(memory[sized], weights[sized], 0.5)
+        figures["peak_memory_max_bytes"] = float(memory[sized].max())
+    return figures
+
+
+def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
+    """``np.quantile`` (linear) of ``values`` each repeated ``weights`` times, without making the repeats."""
+    order = np.argsort(values, kind="stable")
+    ordered, ends = values[order], np.cumsum(weights[order])  # ends[i]: runs up to and with entry i
+    position = q * (int(ends[-1]) - 1)  # in the repeated array
+    below = math.floor(position)
+    low = ordered[np.searchsorted(ends, below, side="right")]
+    high = ordered[np.searchsorted(ends, min(below + 1, int(ends[-1]) - 1), side="right")]
+    return float(low + (high - low) * (position - below))
+
+
+def same(stored: float, value: float) -> bool:
+    """Equal, NaN (a figure not measured) equal to NaN."""
+    return stored == value or (math.isnan(stored) and math.isnan(value))
 
 
 def steps_of(record: RunRecord) -> float:

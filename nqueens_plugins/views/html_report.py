@@ -30,6 +30,7 @@ from nqueens_plugins.views.report import (
     PORTFOLIO_HEADERS,
     baseline_cells,
     baseline_headers,
+    cost_notes,
     name_pieces,
     portfolio_cells,
     summary_columns,
@@ -286,7 +287,8 @@ def summary_table(rows: Sequence[SummaryRow]) -> str:
         at = titles.index("instance")
         titles = ["solver / instance"] + titles[1:at] + titles[at + 1 :]
         cells = [[f"{row[0]}\n{row[at]}"] + row[1:at] + row[at + 1 :] for row in cells]
-    return scrolling(table(titles, cells), "summary table")
+    flags = "".join(f'<p class="note">{escape(line)}</p>' for line in cost_notes(rows))  # several cores, or waited
+    return scrolling(table(titles, cells), "summary table") + flags
 
 
 def baseline_table(baseline: str, rows: Sequence[BaselineRow]) -> str:

@@ -668,6 +668,43 @@ SUMMARY_COLUMNS: tuple[tuple[str, Callable[[SummaryRow], str]], ...] = (
 
 STEPS_COLUMN = "steps solved/stuck"
 CERTIFICATES_COLUMN = "certificates"
+CPU_COLUMN = "cpu s"  # the median run's CPU seconds (the quartiles are in CSV, JSON and the row)
+MEMORY_COLUMN = "peak MB"  # the median run's peak memory, in MB (10^6 bytes)
+
+
+def cpu_cell(row: SummaryRow) -> str:
+    return "-" if row.cpu_median_seconds is None else f"{row.cpu_median_seconds:.4f}"
+
+
+def memory_cell(row: SummaryRow) -> str:
+    return "-" if row.peak_memory_median_bytes is None else f"{row.peak_memory_median_bytes / 1e6:,.1f}"
+
+
+def measured(rows: Sequence[SummaryRow]) -> bool:
+    """Whether some row has what its runs cost (record version 3): only then are the cost columns shown, so that
+    a file without any (every file written before) is reported as it always was."""
+    return any(row.measured for row in rows)
+
+
+def cost_notes(rows: Sequence[SummaryRow]) -> list[str]:
+    """The lines under the table naming the variants whose median run used more than one core, or waited."""
+    from nqueens_plugins.results.summary import PARALLEL_RATIO, RATIO_FROM_SECONDS, WAITING_RATIO
+
+    lines = []
+    for flag, what in (
+        ("parallel", f"ran on more than one core (median CPU / wall seconds above {PARALLEL_RATIO:g})"),
+        (
+            "waiting",
+            (
+                f"waited for a core or for I/O (median CPU / wall seconds below {WAITING_RATIO:g}, "
+                f"runs of {RATIO_FROM_SECONDS:g} s or more)"
+            ),
+        ),
+    ):
+        boards = [f"{row.solver} on {row.instance or f'n = {row.n}'}" for row in rows if getattr(row, flag)]
+        if boards:
+            lines.append(f"{what}: {', '.join(boards)}")
+    return lines
 
 
 def steps_cell(row: SummaryRow) -> str:
@@ -688,6 +725,9 @@ def summary_columns(rows: Sequence[SummaryRow]) -> list[tuple[str, Callable[[Sum
     if any(row.steps_solved is not None or row.steps_stuck is not None for row in rows):
         after = next(i for i, (title, _) in enumerate(columns) if title == "ERT iterations")
         columns.insert(after + 1, (STEPS_COLUMN, steps_cell))
+    if measured(rows):
+        after = next(i for i, (title, _) in enumerate(columns) if title == "PAR-10 s")
+        columns[after + 1 : after + 1] = [(CPU_COLUMN, cpu_cell), (MEMORY_COLUMN, memory_cell)]
     return columns
 
 
@@ -724,19 +764,25 @@ def unpadded(text: str) -> str:
 
 
 def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
-    """A rich Table for ``table``; a string for ``markdown``, ``csv`` and ``json``."""
-    if fmt == "json":
-        return strict_json([asdict(row) for row in rows], indent=2)
-    if fmt == "csv":
-        from nqueens_plugins.results.summary import SummaryRow
+    """A rich Table for ``table``; a string for ``markdown``, ``csv`` and ``json``. The cost fields are there
+    only where some row has them (``measured``); so are the lines naming parallel and waiting runs."""
+    from nqueens_plugins.results.summary import COST_FIELDS, SummaryRow
 
-        names = [field.name for field in dataclasses.fields(SummaryRow)]
+    names = [field.name for field in dataclasses.fields(SummaryRow)]
+    if not measured(rows):
+        names = [name for name in names if name not in COST_FIELDS]
+    if fmt == "json":
+        return strict_json([{name: value for name, value in asdict(row).items() if name in names} for row in rows],
+                           indent=2)  # fmt: skip
+    if fmt == "csv":
         return csv_text([names, *([for_csv(getattr(row, name)) for name in names] for row in rows)])
     columns = summary_columns(rows)
+    notes = cost_notes(rows)
     if fmt == "markdown":
         lines = ["| " + " | ".join(title for title, _ in columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
         lines += ["| " + " | ".join(for_markdown(cell(row)) for _, cell in columns) + " |" for row in rows]
-        return "\n".join(lines)
+        text = "\n".join(lines)
+        return text + "\n\n" + "\n".join(f"- {for_markdown(line)}" for line in notes) if notes else text
     table = Table(title="comparison", title_justify="left", box=box.SIMPLE_HEAD)
     specs = []
     for title, _ in columns:
@@ -747,7 +793,8 @@ def render_summary(rows: list[SummaryRow], fmt: str) -> Any:
     texts = [[Text(for_terminal(cell(row))) for _, cell in columns] for row in rows]
     for cells in texts:
         table.add_row(*cells)
-    return fitted_table("comparison", specs, texts, table, summary_last=True)
+    fitted = fitted_table("comparison", specs, texts, table, summary_last=True)
+    return RichGroup(fitted, *(Text(for_terminal(line)) for line in notes)) if notes else fitted
 
 
 WORDS_COLUMNS = ("other outcomes", CERTIFICATES_COLUMN)  # lists of counted outcomes: wrapped between words
@@ -769,6 +816,8 @@ SUMMARY_SPLIT_ORDER = (
     "ERT iterations",
     STEPS_COLUMN,
     "PAR-10 s",
+    CPU_COLUMN,
+    MEMORY_COLUMN,
     "moves",
 )
 
