@@ -62,8 +62,8 @@ def test_records_say_their_schema_version_and_0_1s_do_not(tmp_path: Path) -> Non
     from nqueens_plugins.formats.run_record import RECORD_VERSION
 
     (record,) = nq.compare(["min-conflicts"], [6], out=tmp_path / "runs.jsonl")
-    assert record["record_version"] == RECORD_VERSION == 2
-    assert read_records(tmp_path / "runs.jsonl").records[0]["record_version"] == 2
+    assert record["record_version"] == RECORD_VERSION == 3
+    assert read_records(tmp_path / "runs.jsonl").records[0]["record_version"] == 3
     assert all("record_version" not in r for r in read_records(WRITTEN / "results-0.1.jsonl").records)
     header, line = (tmp_path / "runs.jsonl").read_text(encoding="utf-8").splitlines()
     edited = {**json.loads(line), "record_version": "2"}
