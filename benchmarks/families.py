@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -158,10 +159,23 @@ def run_all(specs: Sequence[str], problems: Sequence[Problem], limit: float, out
 # --- the tables ------------------------------------------------------------------
 
 
+# What each CPMpy backend is (the one solver ``cpmpy`` says "CP" of itself): the family its solver belongs to.
+CPMPY_FAMILIES = {
+    "ortools": "CP", "choco": "CP", "gcs": "CP", "pumpkin": "CP", "minizinc": "CP", "exact": "PB",
+    "pysat": "SAT", "z3": "SMT", "highs": "MIP", "gurobi": "MIP", "cplex": "MIP", "pysdd": "knowledge",
+}  # fmt: skip
+
+
 def family_of(registry: Any, solver: str) -> str | None:
-    """The family of a solver spec (``pysat[solver=lingeling]`` is pysat's), None when it is not installed."""
+    """The family of a solver spec (``pysat[solver=lingeling]`` is pysat's; a CPMpy backend's is its solver's),
+    None when it is not installed."""
     name = solver.split("[")[0]
-    return getattr(registry.get(name).solver, "family", None) if name in registry else None
+    if name not in registry:
+        return None
+    backend = re.search(r"backend=([a-z0-9_]+)", solver) if name == "cpmpy" else None
+    if backend is not None and backend.group(1) in CPMPY_FAMILIES:
+        return CPMPY_FAMILIES[backend.group(1)]
+    return getattr(registry.get(name).solver, "family", None)
 
 
 def instance_key(record: Mapping[str, Any]) -> str:
