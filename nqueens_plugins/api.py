@@ -949,6 +949,7 @@ def summary(
     check_timeout: float | None = None,
     max_lines: int | None = None,
     max_bytes: int | None = None,
+    time: str = "wall",
 ) -> Summary:
     """What ``nqueens report`` prints, as one object: one row per solver variant and board, and with
     ``baseline`` (a solver variant in the records) every other one against it (ERT ratio with its
@@ -962,19 +963,21 @@ def summary(
     does (``recheck``: ``auto``, ``all`` or ``never``; ``recheck_budget``: the total seconds of ``auto``,
     120 by default; ``check_timeout``: seconds per proof, 60 by default); a claim no check made now
     confirms is the file's word, never counted as decided. Records ``compare`` returned carry the host's
-    own checks. ``max_lines`` and ``max_bytes`` bound the file's reading as ``report``'s do.
+    own checks. ``max_lines`` and ``max_bytes`` bound the file's reading as ``report``'s do; ``time`` chooses
+    the seconds the figures rank runs by, as ``report``'s does.
     """
     from nqueens_plugins.results.statistics import require_scipy
-    from nqueens_plugins.results.summary import baseline_rows, summary_rows
+    from nqueens_plugins.results.summary import CPU_TIME_LINE, baseline_rows, summary_rows
 
     if baseline is not None:
         require_scipy("a baseline")
     read = grouped(records, recheck=Recheck.of(recheck, recheck_budget, check_timeout), limits=read_limits(
-        max_lines, max_bytes))  # fmt: skip
+        max_lines, max_bytes), time=time)  # fmt: skip
     if not read.groups:
         raise BadInput("no runs to summarise")
     against = baseline_rows(read.groups, baseline) if baseline is not None else []
     said = read.certificates.lines() if read.certificates is not None else []
+    said += [CPU_TIME_LINE] if time == "cpu" else []
     return Summary(summary_rows(read.groups), baseline, against, read.warnings + read.notes + said, read.groups)
 
 
@@ -993,6 +996,7 @@ def report(
     check_timeout: float | None = None,
     max_lines: int | None = None,
     max_bytes: int | None = None,
+    time: str = "wall",
 ) -> Any:
     """``nqueens report``: a results file summarised (streamed: 18 bytes kept of each run, 24 more of a measured
     one, none of a run that repeats the one before it), as
@@ -1014,11 +1018,17 @@ def report(
     ``max_lines`` (blank lines count; 100 million by default) and ``max_bytes`` (what it unpacks to; 64 GiB).
     Past either, the report is refused (``BadInput``), not made from the part read, which would pass for the
     whole file's.
+
+    ``time`` chooses the seconds ERT, PAR-10, the quartiles and the portfolio rank runs by: ``wall`` (the
+    solver call's ``seconds``) or ``cpu`` (its ``cpu_seconds``, censored still at the run's wall ``timeout``;
+    a run that did not decide and has none counts at that limit; one that decided without it makes the file
+    refused, ``BadInput``). Under ``cpu`` a tune's file is summarised as any other, without the tune's view
+    (which replays the race by the costs it was run on).
     """
     from nqueens_plugins.formats.output_files import write_whole
     from nqueens_plugins.results.portfolio import portfolio
     from nqueens_plugins.results.statistics import require_scipy
-    from nqueens_plugins.results.summary import baseline_rows, summary_rows
+    from nqueens_plugins.results.summary import CPU_TIME_LINE, baseline_rows, check_time, summary_rows
     from nqueens_plugins.views.report import (
         plain_text,
         render_baseline,
@@ -1037,19 +1047,21 @@ def report(
     if target is not None:
         check_output(target, "a report", reading=[Path(results)])
     chosen = Recheck.of(recheck, recheck_budget, check_timeout)  # refused before anything is read
+    check_time(time)
     limits = read_limits(max_lines, max_bytes)
-    tuned = tune_of(Path(results), limits) if baseline is None else None
+    tuned = tune_of(Path(results), limits) if baseline is None and time == "wall" else None  # a race's own costs
     if tuned is not None and format in TUNE_FORMATS:
         shown_tune = tune_report(Path(results), tuned, format, notify or python_warning, limits)
         if target is not None:
             write_whole(target, shown_tune + "\n")
         return shown_tune
     boards: list[dict[str, Any]] | None = [] if format == "html" else None
-    read = grouped(results, boards, chosen, limits)
+    read = grouped(results, boards, chosen, limits, time)
     tell = notify or python_warning
     said = read.certificates.lines() if read.certificates is not None else []
     shows_said = format == "html" or (baseline is None and format in ("table", "markdown"))  # else only told
-    notes = read.notes + ([] if shows_said else said)
+    timed = [CPU_TIME_LINE] if time == "cpu" else []  # which seconds the figures are: beneath a table, else told
+    notes = read.notes + ([] if shows_said else said) + ([] if format in ("table", "markdown", "html") else timed)
     for line in [f"warning: {warning}" for warning in read.warnings] + [f"note: {note}" for note in notes]:
         tell(line)
     if not read.groups:
@@ -1058,7 +1070,7 @@ def report(
     if format == "html":
         from nqueens_plugins.views.html_report import render_html
 
-        notes = read.notes + read.warnings
+        notes = read.notes + read.warnings + timed
         section = tune_report(Path(results), tuned, format, tell, limits) if tuned is not None else None
         page = render_html(
             Path(results).name, read.headers, read.groups, notes, boards or [], compared, section,
@@ -1071,6 +1083,7 @@ def report(
     if compared is None:
         shown = with_certificates(shown, said, format)
         shown = with_portfolio(shown, portfolio(read.groups), format)
+    shown = with_certificates(shown, timed, format)  # lines beneath the tables: here, which seconds they show
     if target is None:
         return shown
     text = plain_text(shown)
@@ -1369,6 +1382,7 @@ def grouped(
     boards: list[dict[str, Any]] | None = None,
     recheck: Recheck | None = None,
     limits: ReadLimits | None = None,
+    time: str = "wall",
 ) -> Grouped:
     """The runs of a results file (streamed, ``records.read_runs``) or of the records given, grouped;
     with ``boards``, a few verified boards kept for the HTML page as they stream past. A file's certificates
@@ -1388,7 +1402,7 @@ def grouped(
         from nqueens_plugins.views.html_report import sample_boards
 
         runs = sample_boards(runs, boards)
-    groups, notes = group_runs(runs, certificates)
+    groups, notes = group_runs(runs, certificates, time)
     return Grouped(groups, notes, loaded.warnings, loaded.headers, certificates)
 
 

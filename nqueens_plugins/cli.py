@@ -869,6 +869,16 @@ def compare(
     show_default=True,
     help="The most bytes the file may unpack to (its size, when plain); past it the report is refused (exit 2).",
 )
+@click.option(
+    "--time",
+    "time_kind",
+    type=click.Choice(["wall", "cpu"]),
+    default="wall",
+    show_default=True,
+    help="The seconds ERT, PAR-10, the quartiles and the portfolio rank runs by: wall, the solver call's; cpu, "
+    "its CPU seconds (record version 3), still censored at the wall time limit. A file where some run decided "
+    "without CPU seconds is refused with cpu (exit 2).",
+)
 def report(
     results: str,
     fmt: str,
@@ -880,6 +890,7 @@ def report(
     check_timeout: float | None,
     max_lines: int,
     max_bytes: int,
+    time_kind: str,
 ) -> None:
     """Summarise a results file written by compare --out (streamed; plain or kept compressed with gzip, bzip2 or
     xz; its reading bounded by --max-lines and --max-bytes). A 'certified' no-solution claim counts as decided
@@ -904,6 +915,7 @@ def report(
         check_timeout=check_timeout,
         max_lines=max_lines,
         max_bytes=max_bytes,
+        time=time_kind,
     )
     if output is None:
         show(shown, fmt)

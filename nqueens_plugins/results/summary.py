@@ -192,6 +192,12 @@ class Group:
     cost_memory: array[float] = field(default_factory=lambda: array("d"))
     cost_seconds: array[float] = field(default_factory=lambda: array("d"))
     cost_repeats: dict[int, int] = field(default_factory=dict)
+    # Which seconds rank the runs (``TIMES``): "wall", the solver call's (``seconds``), or "cpu", its
+    # ``cpu_seconds``; a run without them that did not decide counts at its limit (``time_of``).
+    time: str = "wall"
+    # Under "cpu": runs without ``cpu_seconds`` by their answer, -1 for one with no limit to count at either;
+    # those that decided (``missing_cpu``) cannot be ranked, and ``group_runs`` refuses the file.
+    cpu_missing: Counter[int] = field(default_factory=Counter)
 
     def add(self, record: RunRecord, fate: Fate | None = None) -> None:
         """Count one run. ``fate``: what became of its certificate, settled by the report (``recheck.py``) for a
@@ -214,7 +220,7 @@ class Group:
             if status == Status.INVALID:
                 self.tally(fate if fate is not None else host_fate(record))
         counted = status not in (Status.ERROR, Status.INVALID)
-        self.store(float(record.seconds), float(record.iterations or 0), answer, counted)
+        self.store(self.time_of(record, answer), float(record.iterations or 0), answer, counted)
         if record.cpu_seconds is not None or record.peak_memory_bytes is not None:
             self.store_cost(record.cpu_seconds, record.peak_memory_bytes, float(record.seconds))
         kind = (answer, counted)
@@ -228,6 +234,27 @@ class Group:
         self.incomplete = self.incomplete or record.complete is False
         limit = record.timeout
         self.limits.add(float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None)
+
+    def time_of(self, record: RunRecord, answer: int) -> float:
+        """The run's seconds as ``time`` chooses. Under "cpu", a run without ``cpu_seconds`` (older records, a
+        run killed at its limit, an in-process run) counts at its limit, ``timeout``: right for one that did
+        not decide (censored there anyway), and for one that did, counted in ``cpu_missing`` for refusal."""
+        if self.time == "wall":
+            return float(record.seconds)
+        if record.cpu_seconds is not None:
+            return float(record.cpu_seconds)
+        limit = record.timeout
+        if isinstance(limit, (int, float)) and not isinstance(limit, bool):
+            self.cpu_missing[answer] += 1
+            return float(limit)
+        self.cpu_missing[-1] += 1  # no limit to count it at: it cannot be ranked by CPU time either
+        return float(record.seconds)
+
+    @property
+    def missing_cpu(self) -> int:
+        """Under "cpu": runs that cannot be ranked by CPU time, those that decided without ``cpu_seconds`` and
+        those without a limit to count at (known once ``settle`` said what decided)."""
+        return sum(runs for answer, runs in self.cpu_missing.items() if answer == -1 or self.deciding(answer))
 
     def claim(self, record: RunRecord, fate: Fate | None) -> int:
         """A no-solution claim's answer: the host's verdict for a record made here; for one read from a file,
@@ -367,6 +394,7 @@ class Group:
         self.rechecked += other.rechecked
         self.uncertified += other.uncertified
         self.rejected_claims += other.rejected_claims
+        self.cpu_missing.update(other.cpu_missing)
 
     def count(self, answer: int) -> int:
         return sum(runs for (kind, _), runs in self.kinds.items() if kind == answer)
@@ -469,15 +497,37 @@ GroupKey = tuple[str, int, str, Any, Any]  # solver, n, instance, seed, version
 MAX_GROUPS = 250_000
 
 
+# What ``--time`` may choose to rank runs by: the solver call's wall seconds (the default) or its CPU seconds.
+TIMES = ("wall", "cpu")
+
+
+# What a summary under ``--time cpu`` says of its figures (beneath the table; in the notes elsewhere).
+CPU_TIME_LINE = (
+    "times: CPU seconds (--time cpu), censored at each run's wall time limit; a run that did not decide and "
+    "has no CPU figure counts at its limit"
+)
+
+
+def check_time(time: str) -> str:
+    """``time`` if it is one of ``TIMES``; BadInput (one line) otherwise."""
+    if time not in TIMES:
+        raise BadInput(f"time is one of {', '.join(TIMES)}, not {time!r}")
+    return time
+
+
 def group_runs(
-    records: Iterable[RunRecord | Mapping[str, Any]], certificates: Certificates | None = None
+    records: Iterable[RunRecord | Mapping[str, Any]], certificates: Certificates | None = None, time: str = "wall"
 ) -> tuple[dict[GroupKey, Group], list[str]]:
     """Runs grouped by variant and board; split by seed and version too where the file mixes them (said).
 
     ``certificates`` settles the certificates of records read from a file (``recheck.Certificates``); without
     it the records are this process's own (what ``compare`` returned: mappings are taken as
-    ``RunRecord.given``) and their verdicts the host's."""
-    groups: dict[GroupKey, Group] = defaultdict(Group)
+    ``RunRecord.given``) and their verdicts the host's. ``time`` ("wall" or "cpu") chooses the seconds every
+    figure ranks runs by, picked here once: each ``Group`` stores those (``Group.time_of``). Under "cpu" a run
+    that decided without ``cpu_seconds`` cannot be ranked, and the records are refused (BadInput) rather than
+    ranked on wall and CPU seconds mixed."""
+    check_time(time)
+    groups: dict[GroupKey, Group] = defaultdict(lambda: Group(time=time))
     seeds: set[Any] = set()
     versions: dict[str, set[Any]] = defaultdict(set)
     for given in records:
@@ -519,20 +569,35 @@ def group_runs(
         else:
             merged[pooled] = group  # moved, not copied: a group of ten million runs is not held twice
     settle(merged)
+    if time == "cpu":
+        refuse_missing_cpu(merged)
     return merged, notes
+
+
+def refuse_missing_cpu(groups: Mapping[GroupKey, Group]) -> None:
+    """BadInput when some run that decided has no ``cpu_seconds`` (or no limit to count at): CPU time cannot
+    rank it, and its wall seconds in its place would mix the two clocks silently."""
+    missing = sum(group.missing_cpu for group in groups.values())
+    if missing:
+        runs = sum(sum(group.kinds.values()) for group in groups.values())
+        raise BadInput(
+            f"--time cpu: {missing:,} of the {runs:,} runs decided (or had no time limit to count at) without "
+            "cpu_seconds (records before version 3, or runs made in-process): CPU time cannot rank them; use --time wall"
+        )
 
 
 def summarise(
     records: Iterable[RunRecord | Mapping[str, Any]],
     notes: list[str] | None = None,
     certificates: Certificates | None = None,
+    time: str = "wall",
 ) -> list[SummaryRow]:
     """One row per solver variant and board (n, or instance), streaming: records are not kept.
 
     ``notes`` receives what the reader should know (a file mixing seeds or versions); ``certificates``
     settles the certificates of records read from a file (``group_runs``).
     """
-    groups, found_notes = group_runs(records, certificates)
+    groups, found_notes = group_runs(records, certificates, time)
     if notes is not None:
         notes.extend(found_notes)
     return summary_rows(groups)
