@@ -1115,13 +1115,16 @@ def select(
     fixed: Mapping[int, int] | str | None = None,
     blocked: Iterable[tuple[int, int]] | str | None = None,
     notify: Notify | None = None,
+    time: str = "wall",
 ) -> Selection:
     """The solver a selector trained on ``records`` (a results file, or ``compare``'s records) would run on
     the board: the best total PAR-2 over the nearest past instances by their features (``results/selector.py``).
     The board is given as for ``solve``. The records need two single solvers or more with a time limit,
     on common instances with their boards. ``notify`` (default: a Python warning) hears a warning when
     the records hold fewer instances than the report's portfolio section measures a selector from
-    (``selector.MIN_INSTANCES``): the choice is still made."""
+    (``selector.MIN_INSTANCES``): the choice is still made. ``time`` chooses the seconds the past runs are
+    scored by, as ``report``'s does (``cpu``: their CPU seconds; records where a run decided without them are
+    refused)."""
     import numpy as np
 
     from nqueens_plugins.results.features import features
@@ -1129,7 +1132,7 @@ def select(
     from nqueens_plugins.results.selector import few_instances
 
     problem = problem_of(n, instance, fixed, blocked)
-    read = grouped(records)
+    read = grouped(records, time=time)
     table = score_table(read.groups)
     selector = selector_of(table) if table is not None else None
     if table is None or selector is None:

@@ -934,22 +934,27 @@ def report(
 @click.option("--schedule", is_flag=True, help="SUNNY's time-sliced schedule of a few solvers, not one solver.")
 @click.option("--timeout", type=float, default=None, show_default="the records' time limit",
               help="With --schedule: the seconds the slices add up to.")  # fmt: skip
+@click.option("--time", "time_kind", type=click.Choice(["wall", "cpu"]), default="wall", show_default=True,
+              help="The seconds the past runs are scored by (PAR-2): wall, or cpu (as report --time); not with "
+              "--schedule, whose slices are wall seconds.")  # fmt: skip
 def select(
     results: str, size: str | None, instance: str | None, fixed: str | None, blocked: str | None, schedule: bool,
-    timeout: float | None,
+    timeout: float | None, time_kind: str,
 ) -> None:  # fmt: skip
     """Which solver to run on a board, learnt from a results file: the best over the nearest past instances."""
     from nqueens_plugins import api
 
     if timeout is not None and not schedule:
         raise BadInput("--timeout goes with --schedule: a selection runs one solver under your own limit")
+    if schedule and time_kind != "wall":
+        raise BadInput("--time cpu goes without --schedule: a schedule's slices are wall seconds")
     if schedule:
         sliced = api.select_schedule(
             results, size, instance=instance, fixed=fixed, blocked=blocked, timeout=timeout, notify=tell
         )
         click.echo(for_terminal(sliced.describe()))
         return
-    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked, notify=tell)
+    chosen = api.select(results, size, instance=instance, fixed=fixed, blocked=blocked, notify=tell, time=time_kind)
     click.echo(for_terminal(chosen.describe()))
 
 

@@ -114,3 +114,38 @@ def test_a_time_that_is_neither_is_one_line(run_cli: Any) -> None:
         nq.summary(GOLDEN / "plain.jsonl", time="gpu")
     with pytest.raises(BadInput, match="time is one of wall, cpu"):
         nq.report(GOLDEN / "plain.jsonl", time="gpu")
+
+
+def past(solver: str, n: int, seconds: float, cpu: float) -> dict[str, Any]:
+    """A solved run as the portfolio's tests write one, with its CPU seconds (record version 3)."""
+    return {
+        "type": "run", "record_version": 3, "solver": solver, "name": solver, "seed": 0, "trial": 0,
+        "status": "solved", "verified": True, "seconds": seconds, "cpu_seconds": cpu, "n": n, "fixed": {},
+        "blocked": [], "timeout": 100.0, "complete": True,
+    }  # fmt: skip
+
+
+def test_the_portfolio_and_select_score_by_the_time_chosen(run_cli: Any, tmp_path: Path) -> None:
+    from nqueens_plugins.results.portfolio import portfolio
+    from nqueens_plugins.results.summary import group_runs
+
+    records = [past("a", n, 1.0, 4.0) for n in (10, 12)] + [past("b", n, 3.0, 2.0) for n in (10, 12)]
+    for time, best, par in (("wall", "a", 1.0), ("cpu", "b", 2.0)):
+        found = portfolio(group_runs(records, time=time)[0])
+        assert found is not None
+        rows = {row.solver: row for row in found.rows}
+        assert rows["virtual best"].par == pytest.approx(par)
+        assert rows[f"single best: {best}"].par == pytest.approx(par)
+    learnt = []
+    for n in range(10, 40):  # on the wall clock "small" is the faster on small boards; on the CPU the other
+        small = n < 25
+        learnt += [past("small", n, 1.0 if small else 10.0, 10.0 if small else 1.0)]
+        learnt += [past("large", n, 10.0 if small else 1.0, 1.0 if small else 10.0)]
+    assert nq.select(learnt, 12).solver == "small" and nq.select(learnt, 12, time="cpu").solver == "large"
+    out = written(
+        tmp_path / "learnt.jsonl", {"type": "header", "format": "nqueens-results", "format_version": 1}, learnt
+    )
+    code, shown, err = run_cli("select", str(out), "-n", "12", "--time", "cpu")
+    assert code == 0 and shown.startswith("large"), err
+    code, _, err = run_cli("select", str(out), "-n", "12", "--time", "cpu", "--schedule")
+    assert code == 2 and err.count("\n") == 1 and "--schedule" in err
